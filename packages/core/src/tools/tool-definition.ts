@@ -1,0 +1,70 @@
+import type { z } from "zod";
+
+/** What a tool can do to the world (DESIGN.md, "Policy in one paragraph"). */
+export const EFFECTS = ["read", "write", "process", "network", "admin", "mcp"] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+export interface WorkspaceRef {
+  id: string;
+  /** Absolute real path of the workspace root. */
+  rootPath: string;
+}
+
+/**
+ * Revisions of workspace files this run has read. A write or edit of an existing file needs a
+ * read of its current revision by the same run (so the model never overwrites what it has not seen).
+ */
+export interface FileReadLedger {
+  lastReadRevision(workspaceId: string, path: string): Promise<string | undefined>;
+  recordRead(workspaceId: string, path: string, revision: string): Promise<void>;
+}
+
+/** Settings an admin can change at run time that tools consult on every call. */
+export interface ToolRuntimeSettings {
+  /** Hosts/CIDRs (optional port) that fetch_page may reach although the SSRF guard would refuse them. */
+  webFetchAllow: readonly string[];
+}
+
+export interface ToolContext {
+  runId: string;
+  chatId: string;
+  userId: string;
+  /** The run's workspace; tools with `requiresWorkspace` are never offered without one. */
+  workspace: WorkspaceRef | null;
+  /** Aborted when the run is cancelled or the worker shuts down. */
+  signal: AbortSignal;
+  fileReads: FileReadLedger;
+  settings: ToolRuntimeSettings;
+}
+
+/**
+ * A tool's answer, handed to the model as the call's result. Failures are data, not exceptions:
+ * a tool that throws is turned into `{ok: false}` by the executor, the run goes on.
+ */
+export type ToolResult =
+  | { ok: true; output: string; data?: Record<string, unknown> }
+  | { ok: false; error: string; data?: Record<string, unknown> };
+
+export interface ToolDefinition<Args = any> {
+  /** Unique name the model calls (`read_file`). */
+  name: string;
+  /** The family the tool belongs to (`files`, `process`, `web`): feature flags switch families. */
+  family: string;
+  description: string;
+  /** Arguments schema; JSON Schema for the model is derived from it (z.toJSONSchema). */
+  parameters: z.ZodType<Args>;
+  /** Declared effects; `undefined` means unclassified, which policy treats as the riskiest. */
+  effects: readonly Effect[] | undefined;
+  /** Results are untrusted material: once one enters the turn, the run is tainted. */
+  taints: boolean;
+  /** Offered only when the run has a workspace. */
+  requiresWorkspace: boolean;
+  execute(args: Args, context: ToolContext): Promise<ToolResult>;
+  /** The workspace-relative file a call targets, whose revision an approval binds to. */
+  targetPath?(args: Args): string | undefined;
+}
+
+/** A tool is read-only when every effect it declares is `read`; only those are re-run after a crash. */
+export function isReadOnlyTool(tool: Pick<ToolDefinition, "effects">): boolean {
+  return tool.effects !== undefined && tool.effects.every((effect) => effect === "read");
+}
