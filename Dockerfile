@@ -1,0 +1,43 @@
+# agentq image: one image for every process (migrate, api, worker); docker-compose.yml picks the
+# command per service. TypeScript runs through tsx, so there is no build step.
+# Node 24 (current LTS): the code also runs on Node 20.19+, which is what the development machines have.
+
+# Stage 1: only what `npm ci` reads (package manifests, the lockfile) and what the root postinstall
+# needs to generate the Prisma client (schema, config, generator script). The install layer in
+# stage 2 is then rebuilt only when these change, not on every source edit. Filtering with `find`
+# instead of listing the workspaces keeps this correct when a workspace is added.
+FROM node:24-slim AS manifests
+WORKDIR /app
+COPY . .
+RUN find . -type f \
+      ! -name package.json ! -name package-lock.json \
+      ! -path ./prisma/schema.prisma ! -path ./prisma.config.ts ! -path ./scripts/prisma-generate.mjs \
+      -delete \
+ && find . -mindepth 1 -type d -empty -delete
+
+# Stage 2: the runtime image.
+FROM node:24-slim
+# bash is Essential in Debian, so node:*-slim has it; run_command runs `bash -c`. Checked here so a
+# base image change that drops it fails the build instead of every run_command call.
+RUN bash --version > /dev/null
+WORKDIR /app
+COPY --from=manifests /app ./
+# Dev dependencies (typescript, vitest, @types) are only for typechecking and tests; tsx and prisma
+# are regular dependencies. The root postinstall generates the Prisma client (no engine download).
+RUN npm ci --omit=dev && npm cache clean --force
+COPY . .
+# Workspaces live on a volume every api and worker container mounts at this same path
+# (DESIGN.md, "Scale-out"). Created here, owned by the runtime user, so a fresh named volume
+# inherits that ownership.
+RUN mkdir -p /data/workspaces && chown node:node /data/workspaces
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    WORKSPACES_ROOT=/data/workspaces
+# Application files stay root-owned and read-only to the process; it writes only to the volume and /tmp.
+USER node
+EXPOSE 3000
+# Default: the all-in-one supervisor (migrate, then api + one worker), like `npm start`.
+# docker-compose.yml runs each process as its own service instead. Processes are started with
+# `node --import tsx` rather than through npm or the tsx CLI, so SIGTERM reaches them directly.
+CMD ["node", "--import", "tsx", "scripts/start.ts"]

@@ -1,0 +1,61 @@
+import { z } from "zod";
+import {
+  commonConfigFromEnvironment,
+  commonEnvironmentShape,
+  parseEnvironment,
+  type CommonConfig,
+} from "@agentq/core/config/environment-schema";
+import { parseByteSize } from "./http/parse-byte-size.ts";
+
+/** The API's environment: the shared variables plus the ones only the API reads (API.md's table). */
+export const apiEnvironmentSchema = z.object({
+  ...commonEnvironmentShape,
+  PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, "expected a port number 0-65535 (0 = any free port)")
+    .transform(Number)
+    .pipe(z.number().max(65535, "expected a port number 0-65535 (0 = any free port)"))
+    .default(3000),
+  HOST: z.string().default("127.0.0.1"),
+  /** Optional: when unset and no admin exists, a token is generated and logged once. */
+  ADMIN_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,512}$/, "expected 16-512 printable characters without spaces")
+    .optional(),
+  BODY_LIMIT: z
+    .string()
+    .default("1mb")
+    .transform((value, context) => {
+      const bytes = parseByteSize(value);
+      if (bytes === undefined) {
+        context.addIssue({ code: "custom", message: "expected a size such as 1mb, 512kb or 1048576" });
+        return z.NEVER;
+      }
+      return bytes;
+    }),
+});
+
+export interface ApiConfig extends CommonConfig {
+  port: number;
+  host: string;
+  adminToken: string | undefined;
+  bodyLimitBytes: number;
+  /** How long /readyz waits for each dependency. Default 1000 ms: a probe must answer fast. */
+  readinessTimeoutMs: number;
+  /** How long a graceful shutdown lets in-flight requests finish. Default 10 000 ms (under Kubernetes' 30 s grace). */
+  shutdownTimeoutMs: number;
+}
+
+/** Parses the API's environment, or throws InvalidEnvironmentError naming every bad variable. */
+export function parseApiConfig(environment: Record<string, string | undefined>): ApiConfig {
+  const parsed = parseEnvironment(apiEnvironmentSchema, environment);
+  return {
+    ...commonConfigFromEnvironment(parsed),
+    port: parsed.PORT,
+    host: parsed.HOST,
+    adminToken: parsed.ADMIN_TOKEN,
+    bodyLimitBytes: parsed.BODY_LIMIT,
+    readinessTimeoutMs: 1000,
+    shutdownTimeoutMs: 10_000,
+  };
+}

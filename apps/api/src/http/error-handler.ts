@@ -1,0 +1,70 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { AgentqError, InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { statusForError } from "./error-status.ts";
+import { InternalError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from "./http-errors.ts";
+
+/** Errors raised by express, body-parser and the router carry `status` and sometimes `type`. */
+interface HttpLibraryError {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  limit?: unknown;
+  expose?: unknown;
+  message?: unknown;
+}
+
+/** Maps what the HTTP libraries throw onto agentq's error codes, so clients see one error shape. */
+function fromHttpLibrary(error: HttpLibraryError): AgentqError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return new InvalidRequestError("the request body is not valid JSON", { field: "(body)", reason: "body is not valid JSON" });
+    case "entity.too.large":
+    case "parameters.too.many":
+      return new PayloadTooLargeError(typeof error.limit === "number" ? error.limit : undefined);
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new UnsupportedMediaTypeError(undefined);
+    case "request.aborted":
+    case "request.size.invalid":
+      return new InvalidRequestError("the request body was incomplete");
+  }
+  const status = typeof error.status === "number" ? error.status : error.statusCode;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    const message =
+      typeof error.message === "string" && error.message.startsWith("Failed to decode param")
+        ? "the URL path contains invalid percent-encoding"
+        : error.expose === true && typeof error.message === "string"
+          ? error.message
+          : "the request is malformed";
+    return status === 413 ? new PayloadTooLargeError(undefined) : new InvalidRequestError(message);
+  }
+  return undefined;
+}
+
+export function errorHandler(): ErrorRequestHandler {
+  return (error: unknown, request, response, next) => {
+    if (response.headersSent) {
+      // Too late for a JSON error: let express close the connection.
+      request.log.error({ err: error }, "request failed after the response started");
+      next(error);
+      return;
+    }
+    const mapped = error instanceof AgentqError ? error : fromHttpLibrary((error ?? {}) as HttpLibraryError);
+    const mappedStatus = mapped === undefined ? undefined : statusForError(mapped);
+    if (mappedStatus === undefined || mappedStatus >= 500) {
+      // pino-http logs `res.err` (stack included) with the request id on its completion line.
+      response.err = error instanceof Error ? error : new Error(String(error));
+    }
+    // Unmapped failures never leak internals: a generic message and the request id.
+    const known = mapped !== undefined && mappedStatus !== undefined ? mapped : new InternalError(String(request.id));
+    const status = mappedStatus ?? 500;
+    response.status(status).json({
+      error: { code: known.code, message: known.message, ...(known.details === undefined ? {} : { details: known.details }) },
+    });
+  };
+}
+
+/** The last handler: any request no route answered. */
+export function notFoundHandler(): RequestHandler {
+  return (request, _response, next) => next(new RouteNotFoundError(request.method, request.path));
+}

@@ -1,0 +1,33 @@
+import { AgentqError } from "@agentq/core/errors/agentq-error";
+
+/** Errors that only exist at the HTTP edge. */
+
+export class PayloadTooLargeError extends AgentqError {
+  constructor(limitBytes: number | undefined) {
+    super("payload_too_large", "the request body is larger than the configured limit (BODY_LIMIT)", {
+      limit_bytes: limitBytes,
+    });
+  }
+}
+
+export class UnsupportedMediaTypeError extends AgentqError {
+  constructor(contentType: string | undefined) {
+    super("unsupported_media_type", "send the request body as JSON with Content-Type: application/json", {
+      content_type: contentType ?? null,
+    });
+  }
+}
+
+export class RouteNotFoundError extends AgentqError {
+  constructor(method: string, path: string) {
+    super("not_found", `no endpoint answers ${method} ${path}`, { method, path });
+  }
+}
+
+export class InternalError extends AgentqError {
+  constructor(requestId: string) {
+    super("internal_error", "the server failed to handle the request; quote the request id when reporting it", {
+      request_id: requestId,
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import express, { type RequestHandler } from "express";
+import { UnsupportedMediaTypeError } from "./http-errors.ts";
+
+const JSON_TYPES = ["application/json", "application/*+json"];
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+/**
+ * Parses JSON bodies up to `limitBytes` (BODY_LIMIT). A body in another format is refused with
+ * `415 unsupported_media_type` rather than silently ignored (which would surface later as a
+ * confusing "field is required").
+ */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parseJson = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
+  return (request, response, next) => {
+    // req.is: false = a body of another type; null = no body at all.
+    if (METHODS_WITH_BODY.has(request.method) && request.is(JSON_TYPES) === false) {
+      next(new UnsupportedMediaTypeError(request.headers["content-type"]));
+      return;
+    }
+    parseJson(request, response, next);
+  };
+}

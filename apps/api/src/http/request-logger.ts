@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import { pinoHttp } from "pino-http";
+import type { Logger } from "@agentq/core/logging/create-logger";
+
+/** An incoming X-Request-Id is kept only if it is short and plain (it ends up in every log line). */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const QUIET_PATHS = new Set(["/healthz", "/metrics"]);
+
+/**
+ * pino-http with a request id on every line (`request_id`), echoed in the `X-Request-Id` response
+ * header. Probe endpoints are not logged (they are hit every few seconds).
+ */
+export function requestLogger(logger: Logger): RequestHandler[] {
+  const logRequests = pinoHttp({
+    logger,
+    quietReqLogger: true,
+    customAttributeKeys: { reqId: "request_id" },
+    genReqId: (request, response) => {
+      const incoming = request.headers["x-request-id"];
+      const id = typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+      response.setHeader("X-Request-Id", id);
+      return id;
+    },
+    autoLogging: { ignore: (request) => QUIET_PATHS.has(request.url ?? "") },
+    customLogLevel: (_request, response, error) =>
+      error !== undefined || response.statusCode >= 500 ? "error" : response.statusCode >= 400 ? "warn" : "info",
+  });
+  const logStart: RequestHandler = (request, _response, next) => {
+    request.log.debug({ method: request.method, url: request.originalUrl }, "request started");
+    next();
+  };
+  return [logRequests, logStart];
+}

@@ -1,0 +1,40 @@
+// `npm run start:api`: parse the environment, start the API, stop gracefully on SIGTERM/SIGINT.
+import { redactSecrets } from "@agentq/core/logging/redact-secrets";
+import { parseApiConfig, type ApiConfig } from "./config.ts";
+import { startApiServer, type ApiServer } from "./server.ts";
+
+let config: ApiConfig;
+try {
+  config = parseApiConfig(process.env);
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}
+
+let api: ApiServer;
+try {
+  api = await startApiServer(config);
+} catch (error) {
+  console.error(`the API failed to start: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+  process.exit(1);
+}
+
+const { logger } = api.dependencies;
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    api.close().then(
+      () => {
+        logger.info("api stopped");
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  });
+}

@@ -1,0 +1,43 @@
+import { Router } from "express";
+import type { ApiDependencies } from "../api-dependencies.ts";
+import { checkReadiness } from "../check-readiness.ts";
+
+/** Probes and metrics: unauthenticated, outside /api. */
+export function operationsRouter(dependencies: ApiDependencies): Router {
+  const router = Router();
+
+  // Liveness: answers as long as the process can serve HTTP at all.
+  router.get("/healthz", (_request, response) => {
+    response.json({ status: "ok" });
+  });
+
+  router.get("/readyz", async (_request, response) => {
+    const readiness = await checkReadiness({
+      prisma: dependencies.prisma,
+      redis: dependencies.redis,
+      timeoutMs: dependencies.config.readinessTimeoutMs,
+    });
+    if (readiness.ready) {
+      response.json({ status: "ready", checks: readiness.checks });
+      return;
+    }
+    const failed = Object.entries(readiness.checks)
+      .filter(([, check]) => check.status === "failed")
+      .map(([name]) => name);
+    response.status(503).json({
+      error: {
+        code: "service_unavailable",
+        message: `not ready: ${failed.join(" and ")} unreachable`,
+        details: { failed, checks: readiness.checks },
+      },
+      status: "not_ready",
+      checks: readiness.checks,
+    });
+  });
+
+  router.get("/metrics", async (_request, response) => {
+    response.type(dependencies.metrics.registry.contentType).send(await dependencies.metrics.registry.metrics());
+  });
+
+  return router;
+}

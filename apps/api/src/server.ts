@@ -1,0 +1,131 @@
+import { createServer, STATUS_CODES, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import type { DestinationStream } from "pino";
+import { createLogger } from "@agentq/core/logging/create-logger";
+import { createPrismaClient } from "@agentq/core/store/create-prisma-client";
+import { bootstrapAdmin } from "@agentq/core/users/bootstrap-admin";
+import type { ApiDependencies } from "./api-dependencies.ts";
+import { createApp } from "./app.ts";
+import type { ApiConfig } from "./config.ts";
+import { closeRedisConnection, createRedisConnection } from "./create-redis-connection.ts";
+import { createApiMetrics } from "./http/api-metrics.ts";
+
+export interface StartApiServerOverrides extends Partial<ApiDependencies> {
+  /** Where log lines go when no `logger` is given. Default stdout. */
+  logDestination?: DestinationStream;
+}
+
+export interface ApiServer {
+  /** `http://host:port`, reachable from this machine. */
+  url: string;
+  port: number;
+  /** The HTTP server (attach the WebSocket upgrade handler here). */
+  server: Server;
+  dependencies: ApiDependencies;
+  /** Graceful stop: refuse new connections, let in-flight requests finish (up to `shutdownTimeoutMs`), close Prisma and Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Answers requests the HTTP parser refuses before express sees them (oversized headers, garbage)
+ * with the API's JSON error shape instead of Node's empty default.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const body = JSON.stringify({
+    error:
+      status === 431
+        ? { code: "headers_too_large", message: "the request headers are too large" }
+        : { code: "invalid_request", message: status === 408 ? "the request took too long to arrive" : "the request is not valid HTTP" },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1";
+  if (host === "::") return "[::1]";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+/**
+ * Builds the dependencies (unless given), makes sure the admin user exists, and listens.
+ * Dependencies passed in `overrides` belong to the caller and are not closed by `close()`.
+ */
+export async function startApiServer(config: ApiConfig, overrides: StartApiServerOverrides = {}): Promise<ApiServer> {
+  const logger =
+    overrides.logger ??
+    createLogger({
+      level: config.logLevel,
+      name: "api",
+      secrets: [config.adminToken, config.approvalSecret, config.openaiApiKey, config.anthropicApiKey],
+      ...(overrides.logDestination === undefined ? {} : { destination: overrides.logDestination }),
+    });
+  const prisma = overrides.prisma ?? createPrismaClient({ databaseUrl: config.databaseUrl });
+  const redis = overrides.redis ?? createRedisConnection(config.redisUrl, logger);
+  const dependencies: ApiDependencies = {
+    config,
+    prisma,
+    redis,
+    logger,
+    metrics: overrides.metrics ?? createApiMetrics(),
+  };
+  const closeOwnedClients = async () => {
+    if (overrides.prisma === undefined) await prisma.$disconnect();
+    if (overrides.redis === undefined) await closeRedisConnection(redis);
+  };
+
+  let server: Server;
+  try {
+    const bootstrap = await bootstrapAdmin(prisma, { adminToken: config.adminToken });
+    if (bootstrap.generatedToken !== undefined) {
+      // The one deliberate exception to redaction, logged once: the instance that created `admin`.
+      logger.warn(`bootstrap admin token: ${bootstrap.generatedToken} (shown once; set ADMIN_TOKEN or keep this token)`);
+    }
+    server = createServer(createApp(dependencies));
+    server.on("clientError", answerClientError);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await closeOwnedClients();
+    throw error;
+  }
+
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ host: config.host, port }, `api listening on ${config.host}:${port}`);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections with no request in progress would otherwise hold close() open.
+      server.closeIdleConnections();
+      const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+      let deadline: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((resolve) => {
+        deadline = setTimeout(() => resolve(true), config.shutdownTimeoutMs);
+      });
+      if (await Promise.race([closed.then(() => false), timedOut])) {
+        logger.warn({ timeout_ms: config.shutdownTimeoutMs }, "in-flight requests did not finish in time; closing their connections");
+        server.closeAllConnections();
+        await closed;
+      }
+      clearInterval(idleSweep);
+      clearTimeout(deadline);
+      await closeOwnedClients();
+    })();
+    return closing;
+  };
+
+  return { url: `http://${urlHost(config.host)}:${port}`, port, server, dependencies, close };
+}

@@ -1,0 +1,54 @@
+/** Durable event types (API.md, "Events"). Token deltas are live-only and never stored. */
+export const RUN_EVENT_TYPES = [
+  "run.queued",
+  "run.started",
+  "round.started",
+  "message.completed",
+  "tool.started",
+  "tool.completed",
+  "approval.required",
+  "approval.decided",
+  "run.resumed",
+  "guard.triggered",
+  "run.completed",
+  "run.failed",
+  "run.cancelled",
+] as const;
+
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+export const GUARD_NAMES = ["repeated_call", "call_budget", "round_budget", "promised_action", "token_budget", "stream_timeout"] as const;
+export type GuardName = (typeof GUARD_NAMES)[number];
+
+/** An event about to be appended: its seq is assigned inside the transaction that makes the change. */
+export interface NewRunEvent {
+  type: RunEventType;
+  data: Record<string, unknown>;
+}
+
+/** An event as stored and served (API.md `Event`). */
+export interface RunEventRecord {
+  seq: number;
+  type: RunEventType;
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** What is published on a run's Redis channel: committed events, or live text. */
+export type RunChannelMessage =
+  | { kind: "events"; run_id: string; events: RunEventRecord[] }
+  | { kind: "delta"; run_id: string; text: string };
+
+/**
+ * Publishes to live subscribers (Redis pub/sub). Called after commit; may drop messages:
+ * subscribers replay from Postgres by seq, so a drop costs latency, never correctness.
+ */
+export interface RunEventPublisher {
+  publishEvents(runId: string, events: RunEventRecord[]): Promise<void>;
+  publishDelta(runId: string, text: string): Promise<void>;
+}
+
+export const nullRunEventPublisher: RunEventPublisher = {
+  async publishEvents() {},
+  async publishDelta() {},
+};

@@ -1,0 +1,41 @@
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { canonicalJson } from "../runs/guards/call-signature.ts";
+
+/** Bumped whenever the meaning of effects, taint or grants changes: older approvals are then refused. */
+export const POLICY_VERSION = "1";
+
+/** The fields an approval binds: a decision applies to exactly this call, nothing else. */
+export interface SealedApprovalFields {
+  id: string;
+  runId: string;
+  chatId: string;
+  userId: string;
+  toolCallId: string;
+  tool: string;
+  argumentsHash: string;
+  workspaceId: string | null;
+  effects: readonly string[];
+  targetPath: string | null;
+  targetRevision: string | null;
+  policyVersion: string;
+  expiresAt: Date;
+}
+
+export function hashArguments(args: unknown): string {
+  return createHash("sha256").update(canonicalJson(args)).digest("hex");
+}
+
+function sealPayload(fields: SealedApprovalFields): string {
+  return canonicalJson({ ...fields, effects: [...fields.effects].sort(), expiresAt: fields.expiresAt.toISOString() });
+}
+
+/** HMAC-SHA256 with APPROVAL_SECRET: a record edited in the database no longer verifies. */
+export function sealApproval(secret: string, fields: SealedApprovalFields): string {
+  return createHmac("sha256", secret).update(sealPayload(fields)).digest("base64url");
+}
+
+export function verifyApprovalSeal(secret: string, fields: SealedApprovalFields, seal: string): boolean {
+  const expected = Buffer.from(sealApproval(secret, fields));
+  const given = Buffer.from(seal);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

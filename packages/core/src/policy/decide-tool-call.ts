@@ -1,0 +1,42 @@
+import type { ToolDefinition } from "../tools/tool-definition.ts";
+import { effectLabels, needsApprovalWhenTainted } from "./effects.ts";
+import { decideToolOffer, type ToolOfferContext } from "./offered-tools.ts";
+
+/** A standing permission: calls of `tool` with exactly these effects proceed without asking. */
+export interface GrantRef {
+  tool: string;
+  effects: readonly string[];
+}
+
+export type ToolCallDecision =
+  | { kind: "execute" }
+  | { kind: "refuse"; reason: string }
+  | { kind: "needs_approval"; effects: string[] };
+
+export interface DecideToolCallInput {
+  /** Undefined when the model named a tool that does not exist. */
+  tool: ToolDefinition | undefined;
+  toolName: string;
+  offer: ToolOfferContext;
+  /** Untrusted material had entered the run when the model emitted this call. */
+  tainted: boolean;
+  grants: readonly GrantRef[];
+}
+
+export function grantCovers(grant: GrantRef, toolName: string, effects: readonly string[]): boolean {
+  return grant.tool === toolName && grant.effects.length === effects.length && effects.every((effect) => grant.effects.includes(effect));
+}
+
+/**
+ * The executor's check of one emitted call (invariant 8): the call must be for a tool the run is
+ * offered, and once the run is tainted a side-effecting call needs approval unless a grant covers it.
+ */
+export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
+  if (!input.tool) return { kind: "refuse", reason: `there is no tool named "${input.toolName}"` };
+  const offer = decideToolOffer(input.tool, input.offer);
+  if (!offer.offered) return { kind: "refuse", reason: `the tool "${input.toolName}" is not available: ${offer.reason}` };
+  if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };
+  const effects = effectLabels(input.tool);
+  if (input.grants.some((grant) => grantCovers(grant, input.toolName, effects))) return { kind: "execute" };
+  return { kind: "needs_approval", effects };
+}

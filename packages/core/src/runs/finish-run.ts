@@ -1,0 +1,65 @@
+import type { NewRunEvent } from "../events/run-event.ts";
+import { answerOpenToolCalls } from "./answer-open-tool-calls.ts";
+import type { RunExecution } from "./execute-run.ts";
+import { nextRunnableRunOfChat } from "./run-lease.ts";
+import type { RunOutcome } from "./run-outcome.ts";
+import { RunStatus } from "./run-status.ts";
+import type { RunLoopDependencies } from "./run-loop-dependencies.ts";
+
+export type FinishKind = "completed" | "failed" | "cancelled";
+
+/**
+ * The terminal transition of a run, made by the worker that holds it: open calls answered, status,
+ * output or error, and the final event in one commit; then the chat's next queued run is handed
+ * to a worker.
+ */
+export async function finishRun(
+  execution: RunExecution,
+  kind: FinishKind,
+  detail: { output?: string; error?: { code: string; message: string }; events?: NewRunEvent[] },
+): Promise<RunOutcome> {
+  const { run } = execution.context;
+  const now = execution.dependencies.clock();
+  const finalEvent: NewRunEvent =
+    kind === "completed"
+      ? { type: "run.completed", data: { output: detail.output ?? "" } }
+      : kind === "failed"
+        ? { type: "run.failed", data: { error: detail.error } }
+        : { type: "run.cancelled", data: { reason: "cancelled by the user" } };
+  const status = kind === "completed" ? RunStatus.completed : kind === "failed" ? RunStatus.failed : RunStatus.cancelled;
+  await execution.commit({
+    prepare: (tx) =>
+      kind === "completed"
+        ? Promise.resolve([])
+        : answerOpenToolCalls(tx, {
+            runId: run.id,
+            chatId: run.chatId,
+            now,
+            reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
+            reasonStarted: kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
+          }),
+    update: {
+      status,
+      output: kind === "completed" ? (detail.output ?? "") : null,
+      errorCode: detail.error?.code ?? null,
+      errorMessage: detail.error?.message ?? null,
+      finishedAt: now,
+      leaseExpiresAt: null,
+      leaseOwner: null,
+    },
+    events: [...(detail.events ?? []), finalEvent],
+  });
+  await scheduleNextRunOfChat(execution.dependencies, run.chatId);
+  if (kind === "completed") return { kind: "completed", output: detail.output ?? "" };
+  if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "failed", message: "the run failed" } };
+  return { kind: "cancelled" };
+}
+
+/** Hands the chat's oldest waiting run to a worker once nothing blocks it any more. */
+export async function scheduleNextRunOfChat(dependencies: Pick<RunLoopDependencies, "prisma" | "scheduler" | "logger">, chatId: string): Promise<void> {
+  const next = await nextRunnableRunOfChat(dependencies.prisma, chatId);
+  if (!next) return;
+  await dependencies.scheduler.schedule(next.id, String(next.lastEventSeq)).catch((error: unknown) => {
+    dependencies.logger.warn({ run_id: next.id, err: error }, "could not enqueue the chat's next run; the reconciler will");
+  });
+}

@@ -1,0 +1,24 @@
+import { z } from "zod";
+
+/**
+ * Loop bookkeeping that must survive a crash or a resume, stored in `runs.loop_state`.
+ * Versioned so a worker of a newer release can read what an older one wrote.
+ */
+export const loopStateSchema = z.object({
+  version: z.literal(1).default(1),
+  /** Identical-call counts by signature (tool name + canonical arguments). */
+  callCounts: z.record(z.string(), z.number()).default({}),
+  /** The next round is sent without tools (repeated calls or an exhausted call budget). */
+  finalAnswerRound: z.boolean().default(false),
+  /** A nudge was sent after the model promised an action without calling a tool. */
+  nudged: z.boolean().default(false),
+  /** A transient instruction for the next round only (the nudge), not part of the chat. */
+  pendingNote: z.string().nullable().default(null),
+});
+
+export type LoopState = z.infer<typeof loopStateSchema>;
+
+export function parseLoopState(value: unknown): LoopState {
+  const parsed = loopStateSchema.safeParse(value ?? {});
+  return parsed.success ? parsed.data : loopStateSchema.parse({});
+}

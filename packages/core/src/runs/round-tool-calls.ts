@@ -1,0 +1,373 @@
+import type { NewRunEvent } from "../events/run-event.ts";
+import { generateSecretId } from "../ids.ts";
+import { POLICY_VERSION, hashArguments, sealApproval, verifyApprovalSeal } from "../policy/approval-seal.ts";
+import { decideToolCall } from "../policy/decide-tool-call.ts";
+import { decideToolOffer } from "../policy/offered-tools.ts";
+import { effectLabels } from "../policy/effects.ts";
+import { createFileReadLedger } from "../store/file-read-ledger.ts";
+import { parseToolArguments, validateToolArguments } from "../tools/parse-tool-arguments.ts";
+import { isReadOnlyTool, type ToolDefinition, type ToolResult } from "../tools/tool-definition.ts";
+import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
+import { appendChatMessages } from "./chat-messages.ts";
+import type { RunExecution } from "./execute-run.ts";
+import { callSignature } from "./guards/call-signature.ts";
+import type { LoopState } from "./loop-state.ts";
+import type { StepOutcome } from "./run-outcome.ts";
+import { RunStatus } from "./run-status.ts";
+
+/** A call of the model waiting to be handled, as stored in `tool_calls`. */
+export interface PendingCall {
+  rowId: string;
+  callId: string;
+  name: string;
+  argumentsText: string;
+  round: number;
+  position: number;
+}
+
+interface ApprovalRequest {
+  call: PendingCall;
+  tool: ToolDefinition;
+  args: unknown;
+  effects: string[];
+}
+
+/** Results stored in events are capped: the full text is in the tool message. */
+const EVENT_RESULT_LIMIT = 16 * 1024;
+
+/**
+ * Handles the tool calls of a round: the executor's policy check, the guards, execution recorded as
+ * started before and completed after, and the pause for approval (invariants 3, 4 and 8). Also
+ * resumes the calls a previous execution left open: after a crash or an approval decision.
+ */
+export class RoundToolCalls {
+  readonly #execution: RunExecution;
+
+  constructor(execution: RunExecution) {
+    this.#execution = execution;
+  }
+
+  async process(calls: readonly PendingCall[], options: { tainted: boolean }): Promise<StepOutcome> {
+    const execution = this.#execution;
+    const approvals: ApprovalRequest[] = [];
+    for (const call of calls) {
+      const interruption = execution.interruption();
+      if (interruption) return { kind: "stop", outcome: interruption };
+      const tool = execution.dependencies.tools.get(call.name);
+      if (!tool) {
+        await this.answer(call, { ok: false, error: `there is no tool named "${call.name}"; use one of the tools you were given` });
+        continue;
+      }
+      const parsed = parseToolArguments(tool, call.argumentsText);
+      if (!parsed.ok) {
+        await this.answer(call, { ok: false, error: parsed.error });
+        continue;
+      }
+      const guard = this.checkGuards(call, parsed.args);
+      if (guard) {
+        await this.answer(call, { ok: false, error: guard.error }, guard.events);
+        continue;
+      }
+      const decision = decideToolCall({
+        tool,
+        toolName: call.name,
+        offer: execution.offerContext,
+        tainted: options.tainted,
+        grants: execution.context.grants,
+      });
+      switch (decision.kind) {
+        case "refuse":
+          await this.answer(call, { ok: false, error: decision.reason });
+          break;
+        case "needs_approval":
+          approvals.push({ call, tool, args: parsed.args, effects: decision.effects });
+          break;
+        case "execute":
+          await this.execute(call, tool, parsed.args);
+          break;
+      }
+    }
+    if (approvals.length > 0) return this.park(approvals);
+    return { kind: "next_round" };
+  }
+
+  /** Repeated identical calls and the call budget; a tripped guard withdraws the tools for one final answer. */
+  checkGuards(call: PendingCall, args: unknown): { error: string; events: NewRunEvent[] } | null {
+    const execution = this.#execution;
+    const { settings, run } = execution.context;
+    const signature = callSignature(call.name, args);
+    const count = (execution.loopState.callCounts[signature] ?? 0) + 1;
+    execution.loopState = { ...execution.loopState, callCounts: { ...execution.loopState.callCounts, [signature]: count } };
+    if (count >= settings.agent_repeated_call_limit) {
+      execution.loopState = { ...execution.loopState, finalAnswerRound: true };
+      return {
+        error: `this exact call has been made ${count} times in this run and its result will not change; stop calling it and give your answer`,
+        events: [{ type: "guard.triggered", data: { guard: "repeated_call", tool: call.name, tool_call_id: call.callId, count } }],
+      };
+    }
+    const limit = settings.agent_max_tool_calls;
+    if (limit > 0 && run.toolCalls >= limit) {
+      execution.loopState = { ...execution.loopState, finalAnswerRound: true };
+      return {
+        error: `the run has used its budget of ${limit} tool calls (agent_max_tool_calls); give your answer with what you have`,
+        events: [{ type: "guard.triggered", data: { guard: "call_budget", limit, tool_call_id: call.callId } }],
+      };
+    }
+    return null;
+  }
+
+  /** Records the call as started, runs it, and records its result: two commits around the handler. */
+  async execute(call: PendingCall, tool: ToolDefinition, args: unknown): Promise<void> {
+    const execution = this.#execution;
+    const now = execution.dependencies.clock();
+    await execution.commit({
+      update: { loopState: execution.loopState },
+      events: [{ type: "tool.started", data: { tool_call_id: call.callId, tool: call.name, arguments: args } }],
+      write: async (tx) => {
+        await tx.toolCall.update({
+          where: { id: call.rowId },
+          data: { status: "started", startedAt: now, attempts: { increment: 1 }, effects: effectLabels(tool) },
+        });
+      },
+    });
+    const result = await this.runTool(tool, args);
+    await this.answer(call, result, [], { taints: tool.taints && result.ok });
+  }
+
+  async runTool(tool: ToolDefinition, args: unknown): Promise<ToolResult> {
+    const execution = this.#execution;
+    const { run, workspace, settings } = execution.context;
+    try {
+      return await tool.execute(args, {
+        runId: run.id,
+        chatId: run.chatId,
+        userId: run.userId,
+        workspace,
+        signal: execution.input.signal,
+        fileReads: createFileReadLedger(execution.dependencies.prisma, run.id),
+        settings: { webFetchAllow: settings.web_fetch_allow },
+      });
+    } catch (error) {
+      return { ok: false, error: `the tool failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  /** Commits a call's result: the tool message, the counters, and `tool.completed`. */
+  async answer(call: PendingCall, result: ToolResult, extraEvents: NewRunEvent[] = [], options: { taints?: boolean } = {}): Promise<void> {
+    const execution = this.#execution;
+    const { run } = execution.context;
+    const now = execution.dependencies.clock();
+    const content = result.ok ? result.output : `Error: ${result.error}`;
+    const taintsNow = options.taints === true && !run.tainted;
+    await execution.commit({
+      update: { toolCalls: { increment: 1 }, loopState: execution.loopState, ...(taintsNow ? { tainted: true } : {}) },
+      events: [
+        ...extraEvents,
+        {
+          type: "tool.completed",
+          data: result.ok
+            ? { tool_call_id: call.callId, tool: call.name, ok: true, result: capped(result.output), ...(result.data ? { data: result.data } : {}) }
+            : { tool_call_id: call.callId, tool: call.name, ok: false, error: capped(result.error) },
+        },
+      ],
+      write: async (tx) => {
+        await tx.toolCall.update({ where: { id: call.rowId }, data: { status: "completed", ok: result.ok, result: content, completedAt: now } });
+        await appendChatMessages(tx, {
+          chatId: run.chatId,
+          runId: run.id,
+          now,
+          generateId: execution.dependencies.generateId,
+          messages: [{ role: "tool", toolCallId: call.callId, content }],
+        });
+      },
+    });
+    run.toolCalls += 1;
+    if (taintsNow) run.tainted = true;
+    execution.context.transcript.push({ role: "tool", toolCallId: call.callId, content, ...(result.ok ? {} : { isError: true }) });
+  }
+
+  /** Writes a sealed approval record per call and parks the run: no worker, no job (invariant 4). */
+  async park(requests: readonly ApprovalRequest[]): Promise<StepOutcome> {
+    const execution = this.#execution;
+    const { run, workspace, settings } = execution.context;
+    const now = execution.dependencies.clock();
+    const expiresAt = new Date(now.getTime() + settings.approval_ttl_seconds * 1000);
+    const records = await Promise.all(
+      requests.map(async (request) => {
+        const targetPath = request.tool.targetPath?.(request.args) ?? null;
+        const targetRevision = workspace && targetPath ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null) : null;
+        const fields = {
+          id: generateSecretId("apr"),
+          runId: run.id,
+          chatId: run.chatId,
+          userId: run.userId,
+          toolCallId: request.call.callId,
+          tool: request.call.name,
+          argumentsHash: hashArguments(request.args),
+          workspaceId: workspace?.id ?? null,
+          effects: request.effects,
+          targetPath,
+          targetRevision,
+          policyVersion: POLICY_VERSION,
+          expiresAt,
+        };
+        return { request, fields, seal: sealApproval(execution.dependencies.approvalSecret, fields) };
+      }),
+    );
+    await execution.commit({
+      update: { status: RunStatus.awaiting_approval, leaseExpiresAt: null, leaseOwner: null, loopState: execution.loopState },
+      events: records.map(({ request, fields }) => ({
+        type: "approval.required",
+        data: {
+          approval_id: fields.id,
+          tool: fields.tool,
+          tool_call_id: fields.toolCallId,
+          arguments: request.args,
+          effects: fields.effects,
+          expires_at: expiresAt.toISOString(),
+        },
+      })),
+      write: async (tx) => {
+        for (const { request, fields, seal } of records) {
+          await tx.toolCall.update({ where: { id: request.call.rowId }, data: { status: "awaiting_approval", effects: fields.effects } });
+          await tx.approval.create({
+            data: {
+              ...fields,
+              effects: [...fields.effects],
+              toolCallRowId: request.call.rowId,
+              arguments: request.args as never,
+              seal,
+              createdAt: now,
+            },
+          });
+        }
+      },
+    });
+    return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
+  }
+
+  /**
+   * Continues the calls a previous execution left open. A call that started and has no result is
+   * re-run only if its tool is read-only; a side-effecting one is answered "outcome unknown" and
+   * is never executed twice (invariant 3). Decided approvals are applied; undecided ones re-park.
+   */
+  async resumeOpenCalls(): Promise<StepOutcome> {
+    const execution = this.#execution;
+    const rows = await execution.dependencies.prisma.toolCall.findMany({
+      where: { runId: execution.runId, status: { not: "completed" } },
+      orderBy: [{ round: "asc" }, { position: "asc" }],
+      include: { approval: true },
+    });
+    const pending: PendingCall[] = [];
+    for (const row of rows) {
+      const interruption = execution.interruption();
+      if (interruption) return { kind: "stop", outcome: interruption };
+      const call: PendingCall = {
+        rowId: row.id,
+        callId: row.callId,
+        name: row.tool,
+        argumentsText: argumentsTextOf(row.arguments),
+        round: row.round,
+        position: row.position,
+      };
+      const tool = execution.dependencies.tools.get(row.tool);
+      if (row.status === "pending") {
+        pending.push(call);
+      } else if (row.status === "started") {
+        if (tool && isReadOnlyTool(tool)) {
+          const parsed = parseToolArguments(tool, call.argumentsText);
+          if (parsed.ok) await this.execute(call, tool, parsed.args);
+          else await this.answer(call, { ok: false, error: parsed.error });
+        } else {
+          await this.answer(call, {
+            ok: false,
+            error: "outcome unknown: the worker executing this call stopped before recording its result; check the current state before repeating it",
+          });
+        }
+      } else if (row.status === "awaiting_approval") {
+        const approval = row.approval;
+        if (!approval || approval.status === "pending") return this.repark();
+        if (approval.status === "denied") await this.answer(call, { ok: false, error: "the user denied this call" });
+        else if (approval.status === "cancelled") await this.answer(call, { ok: false, error: "not executed: its approval was withdrawn" });
+        else await this.executeApproved(call, tool, approval);
+      }
+    }
+    if (pending.length > 0) return this.process(pending, { tainted: execution.context.run.tainted });
+    return { kind: "next_round" };
+  }
+
+  /** An allowed call: the seal, the policy and the bound file revision are checked again where it runs. */
+  async executeApproved(
+    call: PendingCall,
+    tool: ToolDefinition | undefined,
+    approval: NonNullable<Awaited<ReturnType<RunExecution["dependencies"]["prisma"]["approval"]["findUnique"]>>>,
+  ): Promise<void> {
+    const execution = this.#execution;
+    const fields = {
+      id: approval.id,
+      runId: approval.runId,
+      chatId: approval.chatId,
+      userId: approval.userId,
+      toolCallId: approval.toolCallId,
+      tool: approval.tool,
+      argumentsHash: approval.argumentsHash,
+      workspaceId: approval.workspaceId,
+      effects: approval.effects,
+      targetPath: approval.targetPath,
+      targetRevision: approval.targetRevision,
+      policyVersion: approval.policyVersion,
+      expiresAt: approval.expiresAt,
+    };
+    if (!verifyApprovalSeal(execution.dependencies.approvalSecret, fields, approval.seal) || hashArguments(approval.arguments) !== approval.argumentsHash) {
+      await this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });
+      return;
+    }
+    if (!tool) {
+      await this.answer(call, { ok: false, error: `there is no tool named "${call.name}"` });
+      return;
+    }
+    const offer = decideToolOffer(tool, execution.offerContext);
+    if (!offer.offered) {
+      await this.answer(call, { ok: false, error: `not executed: ${offer.reason}` });
+      return;
+    }
+    const { workspace } = execution.context;
+    const args = approval.editedArguments ?? approval.arguments;
+    const validated = validateToolArguments(tool, args);
+    if (!validated.ok) {
+      await this.answer(call, { ok: false, error: validated.error });
+      return;
+    }
+    const targetPath = tool.targetPath?.(validated.args) ?? null;
+    if (workspace && targetPath && targetPath === approval.targetPath) {
+      const revision = await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null);
+      if (revision !== approval.targetRevision) {
+        await this.answer(call, { ok: false, error: `not executed: ${targetPath} changed after the call was approved; read it again` });
+        return;
+      }
+    }
+    await this.execute(call, tool, validated.args);
+  }
+
+  /** Some approvals of the run are still undecided: park again without asking twice. */
+  async repark(): Promise<StepOutcome> {
+    const execution = this.#execution;
+    await execution.commit({ update: { status: RunStatus.awaiting_approval, leaseExpiresAt: null, leaseOwner: null } });
+    const pending = await execution.dependencies.prisma.approval.findMany({ where: { runId: execution.runId, status: "pending" }, select: { id: true } });
+    return { kind: "stop", outcome: { kind: "parked", approvalIds: pending.map((approval) => approval.id) } };
+  }
+}
+
+function argumentsTextOf(stored: unknown): string {
+  if (stored !== null && typeof stored === "object" && !Array.isArray(stored)) {
+    const entries = Object.entries(stored as Record<string, unknown>);
+    if (entries.length === 1 && entries[0]![0] === "raw_arguments" && typeof entries[0]![1] === "string") return entries[0]![1];
+  }
+  return JSON.stringify(stored ?? {});
+}
+
+function capped(text: string): string {
+  return text.length <= EVENT_RESULT_LIMIT ? text : `${text.slice(0, EVENT_RESULT_LIMIT)}\n[... ${text.length - EVENT_RESULT_LIMIT} more characters in the tool message]`;
+}
+
+export type { LoopState };

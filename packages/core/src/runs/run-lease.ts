@@ -1,0 +1,93 @@
+import type { PrismaClient } from "../store/create-prisma-client.ts";
+import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
+
+/** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
+export interface RunLease {
+  runId: string;
+  leaseVersion: number;
+  owner: string;
+  /** The run had started before (a crash, a hand-back or an approval resumed it). */
+  resumed: boolean;
+  previousStatus: RunStatus;
+}
+
+export type AcquireOutcome =
+  | { kind: "acquired"; lease: RunLease }
+  /** Another worker holds a live lease: try again once it may have expired. */
+  | { kind: "lease_held"; retryAt: Date }
+  /** An earlier run of the same chat is still active: the run is started when that one ends. */
+  | { kind: "blocked" }
+  /** Finished, parked, or gone: nothing to do. */
+  | { kind: "not_executable"; status: RunStatus | null };
+
+/**
+ * Takes a run for a worker: one conditional UPDATE that bumps the fencing version, so whoever held
+ * the run before can no longer write (its version is stale), and that refuses while a live lease is
+ * held or an earlier run of the chat is still active.
+ */
+export async function acquireRun(prisma: PrismaClient, input: { runId: string; owner: string; leaseMs: number }): Promise<AcquireOutcome> {
+  const rows = await prisma.$queryRaw<{ lease_version: number; previous_status: RunStatus; previous_started: Date | null }[]>`
+    WITH previous AS (SELECT id, status, started_at FROM runs WHERE id = ${input.runId} FOR UPDATE)
+    UPDATE runs AS r SET
+      lease_version = r.lease_version + 1,
+      lease_owner = ${input.owner},
+      lease_expires_at = now() + make_interval(secs => ${input.leaseMs / 1000}),
+      status = 'running',
+      started_at = coalesce(r.started_at, now()),
+      updated_at = now()
+    FROM previous
+    WHERE r.id = previous.id
+      AND r.status IN ('queued', 'running')
+      AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
+      AND NOT EXISTS (
+        SELECT 1 FROM runs AS o
+        WHERE o.chat_id = r.chat_id AND o.id <> r.id
+          AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+    RETURNING r.lease_version, previous.status AS previous_status, previous.started_at AS previous_started`;
+  const row = rows[0];
+  if (row) {
+    return {
+      kind: "acquired",
+      lease: {
+        runId: input.runId,
+        leaseVersion: row.lease_version,
+        owner: input.owner,
+        resumed: row.previous_started !== null,
+        previousStatus: row.previous_status,
+      },
+    };
+  }
+  const run = await prisma.run.findUnique({ where: { id: input.runId }, select: { status: true, leaseExpiresAt: true } });
+  if (!run || isTerminal(run.status) || isParked(run.status)) return { kind: "not_executable", status: run?.status ?? null };
+  if (run.leaseExpiresAt && run.leaseExpiresAt.getTime() > Date.now()) return { kind: "lease_held", retryAt: run.leaseExpiresAt };
+  return { kind: "blocked" };
+}
+
+/** Extends a held lease. Returns null when the lease was lost (another worker took the run). */
+export async function renewLease(prisma: PrismaClient, lease: RunLease, leaseMs: number): Promise<{ cancelRequested: boolean } | null> {
+  const rows = await prisma.$queryRaw<{ cancel_requested: boolean }[]>`
+    UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
+    WHERE id = ${lease.runId} AND lease_version = ${lease.leaseVersion}
+    RETURNING cancel_requested`;
+  return rows[0] ? { cancelRequested: rows[0].cancel_requested } : null;
+}
+
+/** Gives the run up without finishing it (worker shutdown): any worker may take it at once. */
+export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promise<boolean> {
+  const count = await prisma.$executeRaw`
+    UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL
+    WHERE id = ${lease.runId} AND lease_version = ${lease.leaseVersion}`;
+  return count > 0;
+}
+
+/** The oldest queued run of the chat that nothing blocks now, to hand to a worker when a run ends. */
+export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string): Promise<{ id: string; lastEventSeq: number } | null> {
+  const rows = await prisma.$queryRaw<{ id: string; last_event_seq: number }[]>`
+    SELECT r.id, r.last_event_seq FROM runs AS r
+    WHERE r.chat_id = ${chatId} AND r.status = 'queued'
+      AND NOT EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id
+        AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+    ORDER BY r.created_at, r.id LIMIT 1`;
+  const row = rows[0];
+  return row ? { id: row.id, lastEventSeq: row.last_event_seq } : null;
+}

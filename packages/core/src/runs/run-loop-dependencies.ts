@@ -1,0 +1,46 @@
+import type { Clock } from "../clock.ts";
+import type { RunEventPublisher } from "../events/run-event.ts";
+import type { GenerateId } from "../ids.ts";
+import type { ModelClient, ModelToolSchema } from "../models/model-client.ts";
+import type { RunJournal } from "../store/commit-run-change.ts";
+import type { PrismaClient } from "../store/create-prisma-client.ts";
+import type { ToolDefinition } from "../tools/tool-definition.ts";
+
+/** Resolves a run's model name to a client (provider chosen by name, API.md "Model names"). */
+export interface ModelResolver {
+  resolve(modelName: string): { client: ModelClient; model: string; contextWindow: number };
+}
+
+/** The tools the system has; policy decides which a run is offered. */
+export interface ToolCatalog {
+  list(): readonly ToolDefinition[];
+  get(name: string): ToolDefinition | undefined;
+  toModelSchema(tool: ToolDefinition): ModelToolSchema;
+}
+
+/** Hands a run to some worker (a queue job with a deterministic id). */
+export interface RunScheduler {
+  schedule(runId: string, generation: string): Promise<void>;
+}
+
+export interface LoopLogger {
+  info(object: Record<string, unknown>, message: string): void;
+  warn(object: Record<string, unknown>, message: string): void;
+  error(object: Record<string, unknown>, message: string): void;
+}
+
+export interface RunLoopDependencies {
+  prisma: PrismaClient;
+  journal: RunJournal;
+  publisher: RunEventPublisher;
+  models: ModelResolver;
+  tools: ToolCatalog;
+  scheduler: RunScheduler;
+  clock: Clock;
+  generateId: GenerateId;
+  logger: LoopLogger;
+  /** Key that seals approval records (APPROVAL_SECRET, or the one generated and stored once). */
+  approvalSecret: string;
+  /** Milliseconds between text-delta publishes (deltas are coalesced). Default 25. */
+  deltaFlushMs?: number;
+}

@@ -1,0 +1,110 @@
+import { z } from "zod";
+import { InvalidRequestError } from "../errors/agentq-error.ts";
+import type { Db } from "../store/create-prisma-client.ts";
+
+/** A numeric setting: its default and the range a PATCH is clamped to. */
+interface NumericSetting {
+  default: number;
+  min: number;
+  max: number;
+}
+
+/** Numeric settings (DESIGN.md, "Loop guards"). Values outside the range are clamped, not refused. */
+export const NUMERIC_SETTINGS = {
+  agent_max_rounds: { default: 20, min: 1, max: 200 },
+  /** 0 = no ceiling. */
+  agent_max_tool_calls: { default: 0, min: 0, max: 100_000 },
+  agent_stream_timeout_seconds: { default: 300, min: 1, max: 3600 },
+  /** 6000 is the sentinel: scale to the model's context window. */
+  agent_input_token_budget: { default: 6000, min: 256, max: 2_000_000 },
+  agent_input_token_hard_max: { default: 200_000, min: 1000, max: 2_000_000 },
+  /** Identical calls (same tool, same arguments) in one run before the tools are withdrawn for a final answer. */
+  agent_repeated_call_limit: { default: 3, min: 2, max: 50 },
+  /** How long a pending approval stays decidable. Default 24 h. */
+  approval_ttl_seconds: { default: 86_400, min: 60, max: 30 * 86_400 },
+} as const satisfies Record<string, NumericSetting>;
+
+/** Feature flags, one per tool family: an admin can switch a family off for everyone. */
+export const TOOL_FAMILY_FLAGS = {
+  tools_files_enabled: "files",
+  tools_process_enabled: "process",
+  tools_web_enabled: "web",
+} as const;
+
+export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;
+export type ToolFamilyFlag = keyof typeof TOOL_FAMILY_FLAGS;
+
+export type AgentSettings = { [K in NumericSettingName]: number } & { [K in ToolFamilyFlag]: boolean } & {
+  /** Hosts or CIDR ranges, optional port, that fetch_page may reach although private. */
+  web_fetch_allow: string[];
+};
+
+export function defaultSettings(): AgentSettings {
+  const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([name, setting]) => [name, setting.default]));
+  const flags = Object.fromEntries(Object.keys(TOOL_FAMILY_FLAGS).map((name) => [name, true]));
+  return { ...numbers, ...flags, web_fetch_allow: [] } as unknown as AgentSettings;
+}
+
+const allowEntry = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .regex(/^[A-Za-z0-9.:\[\]\/_-]+$/, "a host name, IP address or CIDR range, with an optional :port");
+
+/** The PATCH body: every field optional, numbers clamped afterwards, unknown fields refused. */
+export const settingsPatchSchema = z
+  .object({
+    ...(Object.fromEntries(Object.keys(NUMERIC_SETTINGS).map((name) => [name, z.number().finite()])) as {
+      [K in NumericSettingName]: z.ZodNumber;
+    }),
+    ...(Object.fromEntries(Object.keys(TOOL_FAMILY_FLAGS).map((name) => [name, z.boolean()])) as {
+      [K in ToolFamilyFlag]: z.ZodBoolean;
+    }),
+    web_fetch_allow: z.array(allowEntry).max(200),
+  })
+  .partial()
+  .strict();
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+function clampSetting(name: NumericSettingName, value: number): number {
+  const { min, max } = NUMERIC_SETTINGS[name];
+  return Math.min(max, Math.max(min, Math.round(value)));
+}
+
+/** Stored values over the defaults; a stored value of the wrong type (hand-edited row) falls back to the default. */
+export async function loadSettings(db: Db): Promise<AgentSettings> {
+  const rows = await db.setting.findMany();
+  const settings = defaultSettings();
+  for (const row of rows) {
+    const parsed = settingsPatchSchema.safeParse({ [row.key]: row.value });
+    if (parsed.success) Object.assign(settings, normalizePatch(parsed.data));
+  }
+  return settings;
+}
+
+function normalizePatch(patch: SettingsPatch): Partial<AgentSettings> {
+  const normalized: Record<string, unknown> = { ...patch };
+  for (const name of Object.keys(NUMERIC_SETTINGS) as NumericSettingName[]) {
+    const value = patch[name];
+    if (value !== undefined) normalized[name] = clampSetting(name, value);
+  }
+  if (patch.web_fetch_allow) normalized.web_fetch_allow = [...new Set(patch.web_fetch_allow)];
+  return normalized as Partial<AgentSettings>;
+}
+
+/** Applies a validated patch (clamped) and returns the stored settings. */
+export async function updateSettings(db: Db, body: unknown): Promise<AgentSettings> {
+  const parsed = settingsPatchSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || (issue && "keys" in issue ? String((issue as { keys: string[] }).keys[0]) : "");
+    throw new InvalidRequestError(`invalid settings: ${issue?.message ?? "bad value"}`, { field, issues: parsed.error.issues });
+  }
+  const normalized = normalizePatch(parsed.data);
+  for (const [key, value] of Object.entries(normalized)) {
+    await db.setting.upsert({ where: { key }, create: { key, value: value as never }, update: { value: value as never } });
+  }
+  return loadSettings(db);
+}

@@ -1,0 +1,206 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { parseAnthropicRequest, parseOpenAIRequest, type FakeProviderRequest } from "./fake-provider-request.ts";
+import type { FakeProviderResponse, NormalizedToolCall } from "./fake-provider-response.ts";
+import { planAnthropicResponse } from "./plan-anthropic-response.ts";
+import { planOpenAIResponse, type WirePlan } from "./plan-openai-response.ts";
+
+export type FakeProviderResponder = (request: FakeProviderRequest) => FakeProviderResponse | Promise<FakeProviderResponse>;
+
+export interface FakeProviderServerOptions {
+  /** Answers requests when the queue is empty. Default: none (an unscripted request gets a 400 saying so). */
+  respond?: FakeProviderResponder;
+  /** Port on 127.0.0.1. Default 0 (any free port). */
+  port?: number;
+  /**
+   * How many requests `requests` keeps (oldest dropped first). Default 1000: enough for any test,
+   * bounded for the demo and the benchmark, which send many thousands.
+   */
+  recordLimit?: number;
+  /** Answer 400 to `stream_options`, like older llama.cpp and LM Studio servers. Default false. */
+  rejectStreamOptions?: boolean;
+}
+
+export interface FakeProviderServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `<url>/v1`, the base URL an OpenAI client is given. */
+  openaiBaseURL: string;
+  /** `<url>`, the base URL an Anthropic client is given (the SDK appends `/v1/messages`). */
+  anthropicBaseURL: string;
+  /** The most recent requests, oldest first (up to `recordLimit`). */
+  requests: FakeProviderRequest[];
+  /** Every request received, including those no longer in `requests`. */
+  readonly requestCount: number;
+  /** Queues answers; each request takes the next one before the responder is asked. */
+  enqueue(...responses: FakeProviderResponse[]): void;
+  /** Replaces the responder (a function of the request) used once the queue is empty. */
+  script(responder: FakeProviderResponder | undefined): void;
+  /** Stops listening and drops open connections, stalled streams included. */
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 that speaks both provider wire formats as the real services do:
+ * OpenAI `POST /v1/chat/completions` (SSE `data:` chunks ending with `data: [DONE]`, or one JSON)
+ * and Anthropic `POST /v1/messages` (named SSE events, or one JSON). Used by tests, `npm run demo`
+ * and the benchmark, so it adds no delay unless a response asks for one.
+ */
+export async function startFakeProviderServer(options: FakeProviderServerOptions = {}): Promise<FakeProviderServer> {
+  const queue: FakeProviderResponse[] = [];
+  const requests: FakeProviderRequest[] = [];
+  const recordLimit = options.recordLimit ?? 1000;
+  let responder = options.respond;
+  let requestCount = 0;
+  let callSequence = 0;
+  const sockets = new Set<Socket>();
+  const closing = new AbortController();
+
+  const server = createServer((incoming, outgoing) => {
+    handle(incoming, outgoing).catch((error: unknown) => {
+      if (!outgoing.headersSent) sendJson(outgoing, 500, { error: { message: `fake provider failed: ${String(error)}`, type: "server_error" } });
+      else outgoing.destroy();
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  // Keep-alive like real providers, so clients reuse connections and the benchmark is not bound by connects.
+  server.keepAliveTimeout = 30_000;
+
+  async function handle(incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+    const path = (incoming.url ?? "/").split("?")[0] ?? "/";
+    if (incoming.method === "GET" && path === "/v1/models") {
+      sendJson(outgoing, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "agentq" }] });
+      return;
+    }
+    const api = incoming.method === "POST" && path === "/v1/chat/completions" ? "openai" : incoming.method === "POST" && path === "/v1/messages" ? "anthropic" : undefined;
+    if (!api) {
+      await readBody(incoming);
+      sendJson(outgoing, 404, { error: { message: `fake provider: no route ${incoming.method} ${path}`, type: "not_found" } });
+      return;
+    }
+    let body: Record<string, unknown>;
+    try {
+      const parsed: unknown = JSON.parse(await readBody(incoming));
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("the body is not a JSON object");
+      body = parsed as Record<string, unknown>;
+    } catch (error) {
+      sendJson(outgoing, 400, { error: { message: `fake provider: invalid JSON body (${String(error)})`, type: "invalid_request_error" } });
+      return;
+    }
+    const request = api === "openai" ? parseOpenAIRequest(path, body, incoming.headers) : parseAnthropicRequest(path, body, incoming.headers);
+    requestCount += 1;
+    requests.push(request);
+    if (requests.length > recordLimit) requests.splice(0, requests.length - recordLimit);
+
+    let response: FakeProviderResponse;
+    if (api === "openai" && options.rejectStreamOptions && body.stream_options !== undefined) {
+      response = { error: { status: 400, message: "Unrecognized request argument supplied: stream_options" } };
+    } else {
+      const next = queue.shift() ?? (responder ? await responder(request) : undefined);
+      response = next ?? { error: { status: 400, message: "fake provider: no scripted response left for this request (enqueue one or set a responder)" } };
+    }
+    const calls: NormalizedToolCall[] = (response.toolCalls ?? []).map((call) => ({
+      id: call.id ?? (api === "openai" ? `call_fake${(callSequence += 1)}` : `toolu_fake${(callSequence += 1)}`),
+      name: call.name,
+      argumentsText: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    }));
+    const plan = api === "openai" ? planOpenAIResponse(request, response, calls, requestCount) : planAnthropicResponse(request, response, calls, requestCount);
+    await send(outgoing, plan, response);
+  }
+
+  async function send(outgoing: ServerResponse, plan: WirePlan, response: FakeProviderResponse): Promise<void> {
+    const gone = new AbortController();
+    const onGone = () => gone.abort();
+    outgoing.on("close", onGone);
+    closing.signal.addEventListener("abort", onGone, { once: true });
+    try {
+      if (response.delayMs) await wait(response.delayMs, gone.signal);
+      if (gone.signal.aborted) return;
+      outgoing.writeHead(plan.status, plan.headers);
+      outgoing.flushHeaders();
+      const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.hangUp ? 0 : undefined);
+      for (let index = 0; index <= plan.parts.length; index += 1) {
+        if (index === stallAt) {
+          if (response.hangUp) {
+            // end(), not destroy(): what was written reaches the client first, then the body stops short.
+            outgoing.socket?.end();
+            return;
+          }
+          await wait(response.stallMs ?? Number.POSITIVE_INFINITY, gone.signal);
+        }
+        if (gone.signal.aborted || index === plan.parts.length) break;
+        if (response.chunkDelayMs && index > 0) await wait(response.chunkDelayMs, gone.signal);
+        if (gone.signal.aborted) break;
+        outgoing.write(plan.parts[index]);
+      }
+      if (!gone.signal.aborted) outgoing.end();
+    } finally {
+      outgoing.off("close", onGone);
+      closing.signal.removeEventListener("abort", onGone);
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    openaiBaseURL: `${url}/v1`,
+    anthropicBaseURL: url,
+    requests,
+    get requestCount() {
+      return requestCount;
+    },
+    enqueue(...responses) {
+      queue.push(...responses);
+    },
+    script(next) {
+      responder = next;
+    },
+    async close() {
+      closing.abort();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
+}
+
+function readBody(incoming: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    incoming.on("error", reject);
+  });
+}
+
+function sendJson(outgoing: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  outgoing.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  outgoing.end(text);
+}
+
+/** Resolves after `milliseconds`, or at once when `signal` aborts; Infinity waits for the abort. */
+function wait(milliseconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = Number.isFinite(milliseconds) ? setTimeout(done, milliseconds) : undefined;
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

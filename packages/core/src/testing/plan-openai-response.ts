@@ -1,0 +1,62 @@
+import type { FakeProviderRequest } from "./fake-provider-request.ts";
+import { estimateTokens, splitText, type FakeProviderResponse, type NormalizedToolCall } from "./fake-provider-response.ts";
+
+/** A response as the server will send it: status, headers and body parts (SSE events or one JSON). */
+export interface WirePlan {
+  status: number;
+  headers: Record<string, string>;
+  /** Each element is written separately (one SSE event, or the whole JSON body). */
+  parts: string[];
+}
+
+const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" };
+
+/** Chat Completions wire format, as api.openai.com sends it. */
+export function planOpenAIResponse(request: FakeProviderRequest, response: FakeProviderResponse, calls: NormalizedToolCall[], sequence: number): WirePlan {
+  if (response.error) {
+    const type = response.error.type ?? (response.error.status === 429 ? "rate_limit_exceeded" : response.error.status >= 500 ? "server_error" : "invalid_request_error");
+    const body = { error: { message: response.error.message ?? `fake provider error ${response.error.status}`, type, param: null, code: type } };
+    return { status: response.error.status, headers: { "content-type": "application/json", ...response.error.headers }, parts: [JSON.stringify(body)] };
+  }
+  const id = `chatcmpl-fake${sequence}`;
+  const created = Math.floor(Date.now() / 1000);
+  const text = response.text ?? "";
+  const finishReason = response.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
+  const usage = response.usage ?? { inputTokens: estimateTokens(JSON.stringify(request.messages)), outputTokens: estimateTokens(text + calls.map((call) => call.argumentsText).join("")) };
+  const usageBody = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
+
+  if (!request.stream) {
+    const message: Record<string, unknown> = { role: "assistant", content: calls.length > 0 && text === "" ? null : text, refusal: null };
+    if (calls.length > 0) message.tool_calls = calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.argumentsText } }));
+    const body = {
+      id, object: "chat.completion", created, model: request.model, system_fingerprint: "fp_fake",
+      choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+      ...(response.omitUsage ? {} : { usage: usageBody }),
+    };
+    return { status: 200, headers: { "content-type": "application/json" }, parts: [JSON.stringify(body)] };
+  }
+
+  const streamOptions = request.body.stream_options as { include_usage?: unknown } | undefined;
+  const includeUsage = streamOptions?.include_usage === true && !response.omitUsage;
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({
+      id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(includeUsage ? { usage: null } : {}),
+    })}\n\n`;
+  const parts = [chunk({ role: "assistant", content: "", refusal: null }, null)];
+  for (const piece of splitText(text, response.textChunkSize ?? 8)) parts.push(chunk({ content: piece }, null));
+  calls.forEach((call, index) => {
+    // As OpenAI does: id, type and name in the call's first delta, then the arguments in fragments.
+    parts.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }, null));
+    for (const fragment of splitText(call.argumentsText, response.argumentsChunkSize ?? 8)) {
+      parts.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }, null));
+    }
+  });
+  parts.push(chunk({}, finishReason));
+  if (includeUsage) {
+    parts.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake", choices: [], usage: usageBody })}\n\n`);
+  }
+  parts.push("data: [DONE]\n\n");
+  return { status: 200, headers: SSE_HEADERS, parts };
+}

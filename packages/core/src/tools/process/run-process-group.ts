@@ -1,0 +1,135 @@
+import { spawn } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import { OutputCapture } from "./output-capture.ts";
+
+export interface RunProcessGroupOptions {
+  command: string;
+  cwd: string;
+  /** The complete environment of the process: nothing is inherited from the parent. */
+  environment: Record<string, string>;
+  timeoutMs: number;
+  /** Aborting it kills the process group, as a timeout does. */
+  signal: AbortSignal;
+  outputLimitBytes: number;
+  /** Time between SIGTERM and SIGKILL. */
+  killGraceMs: number;
+  /** The bash binary; resolved on the child's PATH (or the system default path) when not absolute. */
+  shell: string;
+}
+
+export type ProcessTermination = "exited" | "timed_out" | "cancelled";
+
+export interface ProcessGroupOutcome {
+  termination: ProcessTermination;
+  /** The shell's exit code; null when it was ended by a signal. */
+  exitCode: number | null;
+  exitSignal: NodeJS.Signals | null;
+  durationMs: number;
+  output: OutputCapture;
+}
+
+const POLL_INTERVAL_MS = 25;
+
+/**
+ * Runs `bash -c <command>` as the leader of its own process group (detached: setsid), with stdin
+ * on /dev/null and stdout and stderr on one pipe, so the output is interleaved as a terminal
+ * would show it. On timeout or abort the whole group gets SIGTERM, then SIGKILL after the grace
+ * period, so backgrounded grandchildren die with it. When the shell exits on its own, whatever
+ * it left running in its group is ended the same way: no process outlives the call.
+ * (A process that starts a new session of its own, `setsid`, escapes any process-group kill.)
+ * Rejects only when the shell cannot be started at all.
+ */
+export async function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupOutcome> {
+  const output = new OutputCapture(options.outputLimitBytes);
+  const startedAt = performance.now();
+  // `exec 2>&1` points stderr at the stdout pipe, then the command runs exactly as `bash -c <command>`
+  // would: its text is never concatenated into a script, it travels as a positional argument.
+  const child = spawn(options.shell, ["-c", 'exec 2>&1; exec "$BASH" -c "$1" bash', "bash", options.command], {
+    cwd: options.cwd,
+    env: options.environment,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
+  child.stderr.on("data", (chunk: Buffer) => output.append(chunk));
+  const streamsClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+
+  const spawned = await new Promise<boolean>((resolve, reject) => {
+    child.once("spawn", () => resolve(true));
+    child.once("error", reject);
+  });
+  if (!spawned || child.pid === undefined) throw new Error("the shell did not start");
+  const pid = child.pid;
+
+  let termination: ProcessTermination = "exited";
+  let killTimer: NodeJS.Timeout | undefined;
+  const terminate = (reason: ProcessTermination): void => {
+    if (termination !== "exited") return;
+    termination = reason;
+    signalGroup(pid, "SIGTERM");
+    killTimer = setTimeout(() => signalGroup(pid, "SIGKILL"), options.killGraceMs);
+  };
+  const timeoutTimer = setTimeout(() => terminate("timed_out"), options.timeoutMs);
+  const onAbort = (): void => terminate("cancelled");
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener("abort", onAbort, { once: true });
+
+  try {
+    const [exitCode, exitSignal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve([child.exitCode, child.signalCode]);
+      else child.once("exit", (code, signal) => resolve([code, signal]));
+    });
+    const durationMs = performance.now() - startedAt;
+    clearTimeout(timeoutTimer);
+    await endGroup(pid, options.killGraceMs);
+    // Every process in the group is gone, so the pipe closes; a process that escaped the group
+    // (setsid) could still hold it open: stop reading rather than wait for it.
+    const closedInTime = await Promise.race([streamsClosed.then(() => true), delay(options.killGraceMs).then(() => false)]);
+    if (!closedInTime) {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    }
+    return { termination, exitCode, exitSignal, durationMs, output };
+  } finally {
+    clearTimeout(timeoutTimer);
+    if (killTimer !== undefined) clearTimeout(killTimer);
+    options.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** SIGTERM what is left of the group, SIGKILL it after the grace period, and wait until it is gone. */
+async function endGroup(pid: number, graceMs: number): Promise<void> {
+  if (!groupExists(pid)) return;
+  signalGroup(pid, "SIGTERM");
+  if (await waitUntilGone(pid, graceMs)) return;
+  signalGroup(pid, "SIGKILL");
+  // Bounded: an orphan nobody reaps stays a zombie and still counts as a member.
+  await waitUntilGone(pid, 1_000);
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+function groupExists(pid: number): boolean {
+  return signalGroup(pid, 0);
+}
+
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (groupExists(pid)) {
+    if (performance.now() >= deadline) return false;
+    await delay(POLL_INTERVAL_MS);
+  }
+  return true;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,40 @@
+import { generateId } from "../ids.ts";
+import type { Db } from "../store/create-prisma-client.ts";
+import { generateApiToken, hashApiToken } from "./api-token.ts";
+import type { AuthenticatedUser, UserRole } from "./user.ts";
+import { UserExistsError } from "./user-errors.ts";
+
+export interface CreatedUser extends AuthenticatedUser {
+  /** The bearer token in clear: returned once, never stored. */
+  token: string;
+}
+
+/** Creates a user and its first token (one transaction). Duplicate name: UserExistsError. */
+export async function createUser(
+  db: Db,
+  input: { name: string; role: UserRole },
+  options: { generateId?: (prefix: string) => string } = {},
+): Promise<CreatedUser> {
+  const newId = options.generateId ?? generateId;
+  const token = generateApiToken();
+  const userId = newId("usr");
+  const create = async (tx: Db) => {
+    // createMany + skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: a concurrent duplicate is a
+    // count of 0 rather than an exception that would abort the transaction.
+    const { count } = await tx.user.createMany({ data: [{ id: userId, name: input.name, role: input.role }], skipDuplicates: true });
+    if (count === 0) throw new UserExistsError(input.name);
+    await tx.apiToken.create({ data: { id: newId("tok"), userId, tokenHash: hashApiToken(token) } });
+  };
+  if ("$transaction" in db) await db.$transaction(create);
+  else await create(db);
+  return { id: userId, name: input.name, role: input.role, token };
+}
+
+/** The user a bearer token belongs to, or undefined for an unknown token. */
+export async function findUserByToken(db: Db, token: string): Promise<AuthenticatedUser | undefined> {
+  const row = await db.apiToken.findUnique({
+    where: { tokenHash: hashApiToken(token) },
+    select: { user: { select: { id: true, name: true, role: true } } },
+  });
+  return row?.user;
+}

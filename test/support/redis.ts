@@ -1,0 +1,34 @@
+// Redis isolation for tests: every test file uses its own key prefix on the shared server, and
+// removes its keys afterwards. Never FLUSHALL/FLUSHDB: other files and runs share the server.
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+
+/** Default: the local server of DESIGN.md ("Environment facts"). Override with AGENTQ_TEST_REDIS_URL. */
+export const TEST_REDIS_URL = process.env.AGENTQ_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/** `agentq-test-<12 hex>`; a fixed-length random part, so no prefix is the start of another. */
+export function uniqueQueuePrefix(): string {
+  return `agentq-test-${randomBytes(6).toString("hex")}`;
+}
+
+/** A connection to the test Redis; BullMQ needs `maxRetriesPerRequest: null` on its connections. */
+export function createTestRedis(): Redis {
+  return new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
+}
+
+/**
+ * Deletes every key that starts with `prefix` (SCAN + UNLINK in batches) and returns how many it
+ * deleted. Glob characters in the prefix are escaped, so it matches literally.
+ */
+export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
+  if (prefix === "") throw new Error("refusing to delete keys with an empty prefix (that would be every key)");
+  const pattern = `${prefix.replace(/[\\*?[\]]/g, "\\$&")}*`;
+  let deleted = 0;
+  let cursor = "0";
+  do {
+    const [nextCursor, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    cursor = nextCursor;
+    if (keys.length > 0) deleted += await redis.unlink(...keys);
+  } while (cursor !== "0");
+  return deleted;
+}

@@ -1,0 +1,151 @@
+// A real API server for integration tests: its own database (cloned from the migrated template), a
+// temporary WORKSPACES_ROOT, a fixed admin token, a random queue prefix, port 0 on 127.0.0.1.
+import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
+import { startApiServer, type ApiServer, type StartApiServerOverrides } from "../../apps/api/src/server.ts";
+import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
+
+export const TEST_ADMIN_TOKEN = "aq_test-admin-token-0123456789abcdefghijklmnop";
+
+export interface StartTestApiOptions {
+  /** Replaces fields of the test configuration (which starts from the API's defaults). */
+  config?: Partial<ApiConfig>;
+  /** Passed to startApiServer (a logger, a Redis connection...). */
+  dependencies?: StartApiServerOverrides;
+  /** Use this database instead of creating one; the caller drops it. */
+  database?: TestDatabase;
+}
+
+export interface TestApi {
+  url: string;
+  adminToken: string;
+  /** A client of the test database for assertions (separate from the server's own). */
+  prisma: PrismaClient;
+  config: ApiConfig;
+  server: ApiServer;
+  database: TestDatabase;
+  /** Every log line the server wrote, as JSON text (set AGENTQ_TEST_LOGS=1 to also see them on stderr). */
+  logs: string[];
+  /** Stops the server, drops the database (unless given) and removes the workspaces directory. */
+  close(): Promise<void>;
+}
+
+export async function startTestApi(options: StartTestApiOptions = {}): Promise<TestApi> {
+  const database = options.database ?? (await createTestDatabase());
+  const workspacesRoot = await mkdtemp(join(tmpdir(), "agentq-workspaces-"));
+  const config: ApiConfig = {
+    ...parseApiConfig({}),
+    databaseUrl: database.url,
+    redisUrl: TEST_REDIS_URL,
+    port: 0,
+    host: "127.0.0.1",
+    adminToken: TEST_ADMIN_TOKEN,
+    workspacesRoot,
+    queuePrefix: uniqueQueuePrefix(),
+    logLevel: "debug",
+    shutdownTimeoutMs: 2000,
+    ...options.config,
+  };
+  const logs: string[] = [];
+  const echo = process.env.AGENTQ_TEST_LOGS === "1";
+  const server = await startApiServer(config, {
+    logDestination: {
+      write(line: string) {
+        logs.push(line);
+        if (echo) process.stderr.write(line);
+      },
+    },
+    ...options.dependencies,
+  });
+  const prisma = createPrismaClient({ databaseUrl: database.url, poolSize: 2 });
+  return {
+    url: server.url,
+    adminToken: config.adminToken ?? TEST_ADMIN_TOKEN,
+    prisma,
+    config,
+    server,
+    database,
+    logs,
+    async close() {
+      await server.close();
+      await prisma.$disconnect();
+      if (options.database === undefined) await database.drop();
+      await rm(workspacesRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface JsonResponse<Body = any> {
+  status: number;
+  headers: Headers;
+  body: Body;
+}
+
+/**
+ * fetch + JSON: `body` is sent as JSON, `token` as a bearer token. The response body is parsed
+ * when it is JSON, else returned as text.
+ */
+export async function requestJson<Body = any>(
+  url: string,
+  options: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonResponse<Body>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers["content-type"] ??= "application/json";
+  const response = await fetch(url, {
+    method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+    headers,
+    ...(options.body === undefined ? {} : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  if ((response.headers.get("content-type") ?? "").includes("json")) body = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: body as Body };
+}
+
+/**
+ * A request whose path is sent exactly as given (fetch would normalize `%2e%2e` and `..` away,
+ * hiding exactly what path-escape tests need to send).
+ */
+export async function rawRequest(
+  baseUrl: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: any }> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: hostname,
+        port,
+        method: options.method ?? "GET",
+        path: options.path,
+        headers: {
+          ...(options.body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(options.body) }),
+          ...options.headers,
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("error", reject);
+        response.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: unknown;
+          try {
+            json = JSON.parse(text);
+          } catch {
+            json = undefined;
+          }
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
+        });
+      },
+    );
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
