@@ -37,7 +37,8 @@ ENV NODE_ENV=production \
 # Application files stay root-owned and read-only to the process; it writes only to the volume and /tmp.
 USER node
 EXPOSE 3000
-# Default: the all-in-one supervisor (migrate, then api + one worker), like `npm start`.
+# Default: the all-in-one supervisor (migrate, then api + one worker), like `npm start`; use
+# `docker run --init` so the commands run_command starts are reaped (compose sets `init: true`).
 # docker-compose.yml runs each process as its own service instead. Processes are started with
 # `node --import tsx` rather than through npm or the tsx CLI, so SIGTERM reaches them directly.
 CMD ["node", "--import", "tsx", "scripts/start.ts"]

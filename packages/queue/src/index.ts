@@ -1,1 +1,5 @@
-export {};
+export * from "./job-catalog.ts";
+export * from "./redis-keys.ts";
+export * from "./create-redis.ts";
+export * from "./run-queue.ts";
+export * from "./redis-run-event-publisher.ts";

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Request } from "express";
 import { ForbiddenError } from "@agentq/core/errors/agentq-error";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
@@ -15,15 +16,25 @@ declare global {
   }
 }
 
-/** The bearer token of a request; the WebSocket path may carry it as `?token=` (browsers cannot set headers there). */
-function tokenOf(request: Request, allowQueryToken: boolean): string | undefined {
+/**
+ * The bearer token of a request (plain node request, so the WebSocket upgrade handler can use it
+ * too). `allowQueryToken`: also accept `?token=`, which only the WebSocket path may do (browsers
+ * cannot set headers there). A malformed Authorization header is no token, whatever the query says.
+ */
+export function requestToken(request: IncomingMessage, allowQueryToken: boolean): string | undefined {
   const header = request.headers.authorization;
-  if (header !== undefined) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return match?.[1];
-  }
-  if (allowQueryToken && typeof request.query.token === "string") return request.query.token;
-  return undefined;
+  if (header !== undefined) return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (!allowQueryToken) return undefined;
+  const token = new URL(request.url ?? "/", "http://localhost").searchParams.getAll("token");
+  return token.length === 1 && token[0] !== "" ? token[0] : undefined;
+}
+
+/** The user a token belongs to, or UnauthorizedError (for the WebSocket upgrade: answer it with 401). */
+export async function authenticateToken(prisma: PrismaClient, token: string | undefined): Promise<AuthenticatedUser> {
+  if (token === undefined) throw new UnauthorizedError();
+  const user = await findUserByToken(prisma, token);
+  if (user === undefined) throw new UnauthorizedError("the bearer token is not valid");
+  return user;
 }
 
 export interface AuthenticateOptions {
@@ -34,11 +45,7 @@ export interface AuthenticateOptions {
 export function authenticate(prisma: PrismaClient, options: AuthenticateOptions = {}): RequestHandler {
   const queryTokenPaths = new Set(options.queryTokenPaths ?? ["/ws"]);
   return async (request, _response, next) => {
-    const token = tokenOf(request, queryTokenPaths.has(request.path));
-    if (token === undefined) throw new UnauthorizedError();
-    const user = await findUserByToken(prisma, token);
-    if (user === undefined) throw new UnauthorizedError("the bearer token is not valid");
-    request.user = user;
+    request.user = await authenticateToken(prisma, requestToken(request, queryTokenPaths.has(request.path)));
     next();
   };
 }

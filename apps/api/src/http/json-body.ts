@@ -12,8 +12,10 @@ const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 export function jsonBody(limitBytes: number): RequestHandler {
   const parseJson = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
   return (request, response, next) => {
-    // req.is: false = a body of another type; null = no body at all.
-    if (METHODS_WITH_BODY.has(request.method) && request.is(JSON_TYPES) === false) {
+    // req.is: false = a body of another type; null = no body at all. An empty body (Content-Length: 0,
+    // what clients send for a bare POST) is no body, whatever its content type says.
+    const emptyBody = request.headers["content-length"] === "0";
+    if (METHODS_WITH_BODY.has(request.method) && !emptyBody && request.is(JSON_TYPES) === false) {
       next(new UnsupportedMediaTypeError(request.headers["content-type"]));
       return;
     }

@@ -81,13 +81,13 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
 }
 
 /** The oldest queued run of the chat that nothing blocks now, to hand to a worker when a run ends. */
-export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string): Promise<{ id: string; lastEventSeq: number } | null> {
-  const rows = await prisma.$queryRaw<{ id: string; last_event_seq: number }[]>`
-    SELECT r.id, r.last_event_seq FROM runs AS r
+export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string): Promise<{ id: string; lastEventSeq: number; leaseVersion: number } | null> {
+  const rows = await prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number }[]>`
+    SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
     WHERE r.chat_id = ${chatId} AND r.status = 'queued'
       AND NOT EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id
         AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
     ORDER BY r.created_at, r.id LIMIT 1`;
   const row = rows[0];
-  return row ? { id: row.id, lastEventSeq: row.last_event_seq } : null;
+  return row ? { id: row.id, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } : null;
 }

@@ -18,9 +18,15 @@ export interface ToolCatalog {
   toModelSchema(tool: ToolDefinition): ModelToolSchema;
 }
 
-/** Hands a run to some worker (a queue job with a deterministic id). */
+/** The state a run was in when it was handed to the queue: the job id is derived from it. */
+export interface RunGeneration {
+  lastEventSeq: number;
+  leaseVersion: number;
+}
+
+/** Hands a run to some worker (a queue job whose id is derived from the run's generation). */
 export interface RunScheduler {
-  schedule(runId: string, generation: string): Promise<void>;
+  schedule(runId: string, generation: RunGeneration): Promise<void>;
 }
 
 export interface LoopLogger {

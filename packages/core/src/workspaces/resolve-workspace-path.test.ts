@@ -38,9 +38,15 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** Every path below `directory`, to prove a refused write created nothing. */
+/** Every path below `directory`, links not followed, to prove a refused write created nothing. */
 async function snapshot(directory: string): Promise<string[]> {
-  return (await readdir(directory, { recursive: true })).map(String).sort();
+  const found: string[] = [];
+  for (const entry of await readdir(directory, { withFileTypes: true })) {
+    const entryPath = path.join(directory, entry.name);
+    found.push(entryPath);
+    if (entry.isDirectory()) found.push(...(await snapshot(entryPath)));
+  }
+  return found.sort();
 }
 
 const escapes: Array<[string, string]> = [

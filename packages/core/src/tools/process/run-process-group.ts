@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { OutputCapture } from "./output-capture.ts";
+import { processGroupAlive } from "./process-group-alive.ts";
 
 export interface RunProcessGroupOptions {
   command: string;
@@ -99,15 +100,15 @@ export async function runProcessGroup(options: RunProcessGroupOptions): Promise<
 
 /** SIGTERM what is left of the group, SIGKILL it after the grace period, and wait until it is gone. */
 async function endGroup(pid: number, graceMs: number): Promise<void> {
-  if (!groupExists(pid)) return;
+  if (!processGroupAlive(pid)) return;
   signalGroup(pid, "SIGTERM");
   if (await waitUntilGone(pid, graceMs)) return;
   signalGroup(pid, "SIGKILL");
-  // Bounded: an orphan nobody reaps stays a zombie and still counts as a member.
+  // Bounded: a process stuck in uninterruptible sleep (D) cannot die before its I/O returns.
   await waitUntilGone(pid, 1_000);
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(-pid, signal);
     return true;
@@ -117,13 +118,9 @@ function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-function groupExists(pid: number): boolean {
-  return signalGroup(pid, 0);
-}
-
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
-  while (groupExists(pid)) {
+  while (processGroupAlive(pid)) {
     if (performance.now() >= deadline) return false;
     await delay(POLL_INTERVAL_MS);
   }

@@ -1,5 +1,5 @@
-import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { parseIpAddress } from "./parse-ip-address.ts";
 
 /**
  * The name of the special-purpose range `address` falls into, or `undefined` when it is an
@@ -16,9 +16,8 @@ import ipaddr from "ipaddr.js";
  * `127.1` can never be misread here.
  */
 export function nonPublicAddressRange(address: string): string | undefined {
-  const withoutZone = address.split("%")[0] ?? address;
-  if (isIP(withoutZone) === 0) return "not a valid IP address";
-  const parsed = ipaddr.parse(withoutZone);
+  const parsed = parseIpAddress(address);
+  if (parsed === undefined) return "not a valid IP address";
   if (parsed.kind() === "ipv4") {
     const range = (parsed as ipaddr.IPv4).range();
     return range === "unicast" ? undefined : rangeLabel(range);

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
+import { parseIpAddress } from "./parse-ip-address.ts";
 
 /**
  * One entry of the `web_fetch_allow` setting: a host name, an IP address or a CIDR range, each
@@ -32,8 +33,9 @@ export function parseWebFetchAllowEntry(entry: string): WebFetchAllowEntry | und
     const [address, prefixLength] = ipaddr.parseCIDR(host);
     return { kind: "network", network: [normalizeAddress(address), mappedPrefix(address, prefixLength)], port, source };
   }
-  if (isIP(host) !== 0) {
-    const address = normalizeAddress(ipaddr.parse(host));
+  const literal = parseIpAddress(host);
+  if (literal !== undefined) {
+    const address = normalizeAddress(literal);
     return { kind: "network", network: [address, address.kind() === "ipv4" ? 32 : 128], port, source };
   }
   const hostname = normalizeHostname(host);
@@ -96,8 +98,8 @@ function normalizeHostname(host: string): string | undefined {
 }
 
 function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
-  const withoutZone = address.replace(/^\[|\]$/g, "").split("%")[0] ?? "";
-  return isIP(withoutZone) === 0 ? undefined : normalizeAddress(ipaddr.parse(withoutZone));
+  const parsed = parseIpAddress(address);
+  return parsed === undefined ? undefined : normalizeAddress(parsed);
 }
 
 /** IPv4-mapped IPv6 addresses reach the IPv4 host, so they match (and are matched) as IPv4. */

@@ -1,0 +1,49 @@
+import { z } from "zod";
+import {
+  commonConfigFromEnvironment,
+  commonEnvironmentShape,
+  parseEnvironment,
+  type CommonConfig,
+} from "@agentq/core/config/environment-schema";
+
+const positiveInteger = (fallback: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "expected a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(max))
+    .default(fallback);
+
+/** The worker's environment: the shared variables plus its own (API.md's table, and tuning knobs). */
+export const workerEnvironmentSchema = z.object({
+  ...commonEnvironmentShape,
+  WORKER_CONCURRENCY: positiveInteger(50, 10_000),
+  /** How long a worker's hold on a run lasts without renewal. Default 30 s (renewed every 10 s). */
+  RUN_LEASE_MS: positiveInteger(30_000, 3_600_000),
+  /** How often the reconciler looks for runs with no live job. Default 15 s. */
+  RECONCILE_INTERVAL_MS: positiveInteger(15_000, 3_600_000),
+  /** How long SIGTERM waits for runs to reach a committed point before aborting them. Default 20 s. */
+  SHUTDOWN_GRACE_MS: positiveInteger(20_000, 600_000),
+  /** BullMQ job lock; a worker that stops renewing it loses the job after this long. Default 30 s. */
+  JOB_LOCK_MS: positiveInteger(30_000, 3_600_000),
+});
+
+export interface WorkerConfig extends CommonConfig {
+  concurrency: number;
+  leaseMs: number;
+  reconcileIntervalMs: number;
+  shutdownGraceMs: number;
+  jobLockMs: number;
+}
+
+export function parseWorkerConfig(environment: Record<string, string | undefined>): WorkerConfig {
+  const parsed = parseEnvironment(workerEnvironmentSchema, environment);
+  return {
+    ...commonConfigFromEnvironment(parsed),
+    concurrency: parsed.WORKER_CONCURRENCY,
+    leaseMs: parsed.RUN_LEASE_MS,
+    reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
+    shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
+    jobLockMs: parsed.JOB_LOCK_MS,
+  };
+}

@@ -1,0 +1,33 @@
+import { createLogger } from "@agentq/core/logging/create-logger";
+import { parseWorkerConfig } from "./config.ts";
+import { startRunWorker } from "./run-worker.ts";
+
+/** `npm run start:worker`: one worker process. SIGTERM/SIGINT stop it gracefully. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseWorkerConfig(process.env);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+  const logger = createLogger({ level: config.logLevel, name: "agentq-worker" });
+  const worker = await startRunWorker({ config, logger, processEnvironment: process.env });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "stopping worker: runs in progress are handed back at their next committed point");
+    worker.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "worker did not stop cleanly");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+await main();

@@ -1,0 +1,35 @@
+import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import type { RunQueue } from "@agentq/queue";
+
+export interface ReconcileOptions {
+  prisma: PrismaClient;
+  runQueue: RunQueue;
+  /** A queued run younger than this is left alone: its enqueue may still be on its way. */
+  graceMs: number;
+  /** Runs looked at per sweep. Default 500. */
+  limit?: number;
+}
+
+/**
+ * Re-enqueues every run that Postgres says should be executing and that has no live job: queued (and
+ * not waiting behind an earlier run of its chat) or running with an expired lease (its worker died
+ * or froze). Redis may have lost everything; Postgres has not (invariant 1). Safe to run from every
+ * worker at once: the job id is derived from the run's state, so concurrent sweeps add one job.
+ */
+export async function reconcileRuns(options: ReconcileOptions): Promise<{ scheduled: string[] }> {
+  const rows = await options.prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number }[]>`
+    SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
+    WHERE r.status IN ('queued', 'running')
+      AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
+      AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => ${options.graceMs / 1000}))
+      AND NOT EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id
+        AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+    ORDER BY r.updated_at
+    LIMIT ${options.limit ?? 500}`;
+  const scheduled: string[] = [];
+  for (const row of rows) {
+    const result = await options.runQueue.ensureScheduled(row.id, { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version });
+    if (result === "scheduled") scheduled.push(row.id);
+  }
+  return { scheduled };
+}

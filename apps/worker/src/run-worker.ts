@@ -1,0 +1,187 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { DelayedError, Worker, type Job } from "bullmq";
+import type { Logger } from "pino";
+import { systemClock } from "@agentq/core/clock";
+import { generateId } from "@agentq/core/ids";
+import { executeRun } from "@agentq/core/runs/execute-run";
+import { RunAbort } from "@agentq/core/runs/run-abort";
+import { acquireRun, renewLease, type RunLease } from "@agentq/core/runs/run-lease";
+import type { ModelResolver, RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
+import type { RunOutcome } from "@agentq/core/runs/run-outcome";
+import { RunJournal } from "@agentq/core/store/commit-run-change";
+import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
+import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
+import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
+import { createToolRegistry } from "@agentq/core/tools/tool-registry";
+import {
+  controlChannel,
+  createRedis,
+  createRedisRunEventPublisher,
+  parseJob,
+  RUN_QUEUE_NAME,
+  RunQueue,
+  type ControlMessage,
+} from "@agentq/queue";
+import type { WorkerConfig } from "./config.ts";
+import { createModelResolver } from "./create-model-resolver.ts";
+import { reconcileRuns } from "./reconcile-runs.ts";
+
+export interface StartRunWorkerOptions {
+  config: WorkerConfig;
+  logger: Logger;
+  /** The process environment `run_command` inherits from, through TOOL_ENV_ALLOW. */
+  processEnvironment: Readonly<Record<string, string | undefined>>;
+  /** Replaces the provider clients (tests use the in-process scripted model). */
+  models?: ModelResolver;
+}
+
+export interface RunWorker {
+  workerId: string;
+  /** Graceful stop: no new runs; runs in progress reach a committed point and are handed back. */
+  close(): Promise<void>;
+  /** Runs executing in this process now. */
+  activeRunIds(): string[];
+}
+
+interface ActiveRun {
+  lease: RunLease;
+  controller: AbortController;
+}
+
+/**
+ * A worker process's engine: pulls run jobs, takes each run's lease, executes it with the core loop
+ * while renewing the lease, reacts to cancels, and sweeps for runs that lost their job.
+ */
+export async function startRunWorker(options: StartRunWorkerOptions): Promise<RunWorker> {
+  const { config, logger } = options;
+  const workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString("hex")}`;
+  const prisma: PrismaClient = createPrismaClient({ databaseUrl: config.databaseUrl, poolSize: Math.min(20, Math.max(5, config.concurrency)) });
+  const commands = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-${workerId}` });
+  const blocking = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-jobs-${workerId}` });
+  const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-control-${workerId}` });
+  for (const connection of [commands, blocking, subscriber]) connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+
+  const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
+  const publisher = createRedisRunEventPublisher(commands, config.queuePrefix);
+  const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });
+  const journal = new RunJournal({
+    prisma,
+    publisher,
+    clock: systemClock,
+    onPublishError: (error) => logger.warn({ err: error }, "publishing run events failed; subscribers will replay from Postgres"),
+  });
+  const tools = createToolRegistry(
+    createAgentqTools({ toolEnvironment: buildToolEnvironment(options.processEnvironment, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
+  );
+  const dependencies: RunLoopDependencies = {
+    prisma,
+    journal,
+    publisher,
+    models: options.models ?? createModelResolver(config),
+    tools,
+    scheduler: { schedule: (runId, generation) => runQueue.schedule(runId, generation) },
+    clock: systemClock,
+    generateId,
+    logger,
+    approvalSecret,
+  };
+
+  const active = new Map<string, ActiveRun>();
+  let shuttingDown = false;
+
+  const processJob = async (job: Job, token?: string): Promise<RunOutcome["kind"] | "skipped"> => {
+    const { payload } = parseJob<"run.execute">(job.name, job.data);
+    const runId = payload.run_id;
+    const acquired = await acquireRun(prisma, { runId, owner: workerId, leaseMs: config.leaseMs });
+    if (acquired.kind === "lease_held") {
+      // Another worker holds the run: look again once its lease may have expired.
+      await job.moveToDelayed(acquired.retryAt.getTime() + 250, token);
+      throw new DelayedError();
+    }
+    if (acquired.kind !== "acquired") return "skipped";
+
+    const controller = new AbortController();
+    const lease = acquired.lease;
+    active.set(runId, { lease, controller });
+    const heartbeat = setInterval(() => {
+      renewLease(prisma, lease, config.leaseMs)
+        .then((renewed) => {
+          if (renewed === null) controller.abort(new RunAbort("lease_lost"));
+          else if (renewed.cancelRequested) controller.abort(new RunAbort("cancel"));
+        })
+        .catch((error: unknown) => logger.warn({ err: error, run_id: runId }, "lease renewal failed"));
+    }, Math.max(200, Math.floor(config.leaseMs / 3)));
+    try {
+      const outcome = await executeRun(dependencies, { lease, signal: controller.signal, shouldHandBack: () => shuttingDown });
+      logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
+      if (outcome.kind === "handed_back") {
+        // Back to the queue without counting a failed attempt: another worker continues at once.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      return outcome.kind;
+    } finally {
+      clearInterval(heartbeat);
+      active.delete(runId);
+    }
+  };
+
+  const worker = new Worker(RUN_QUEUE_NAME, processJob, {
+    connection: blocking,
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    lockDuration: config.jobLockMs,
+    // The run's lease in Postgres, not the job lock, guards against double execution; a stalled job
+    // only means "look again", so it must not be failed after one stall.
+    maxStalledCount: 100,
+  });
+  worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
+  worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
+
+  await subscriber.subscribe(controlChannel(config.queuePrefix));
+  subscriber.on("message", (_channel, text) => {
+    let message: ControlMessage;
+    try {
+      message = JSON.parse(text) as ControlMessage;
+    } catch {
+      return;
+    }
+    if (message.type === "cancel") active.get(message.run_id)?.controller.abort(new RunAbort("cancel"));
+  });
+
+  const sweep = () =>
+    reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) })
+      .then(({ scheduled }) => {
+        if (scheduled.length > 0) logger.info({ runs: scheduled.length }, "reconciler re-enqueued runs without a live job");
+      })
+      .catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
+  void sweep();
+  const reconciler = setInterval(sweep, config.reconcileIntervalMs);
+
+  logger.info({ worker_id: workerId, concurrency: config.concurrency, queue_prefix: config.queuePrefix }, "worker started");
+
+  return {
+    workerId,
+    activeRunIds: () => [...active.keys()],
+    async close() {
+      if (shuttingDown) return;
+      shuttingDown = true;
+      clearInterval(reconciler);
+      const deadline = setTimeout(() => {
+        for (const run of active.values()) run.controller.abort(new RunAbort("shutdown"));
+      }, config.shutdownGraceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(deadline);
+        await subscriber.quit().catch(() => undefined);
+        await runQueue.close().catch(() => undefined);
+        await Promise.all([commands.quit(), blocking.quit()].map((promise) => promise.catch(() => undefined)));
+        await prisma.$disconnect();
+      }
+      logger.info({ worker_id: workerId }, "worker stopped");
+    },
+  };
+}

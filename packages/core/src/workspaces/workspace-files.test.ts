@@ -1,0 +1,116 @@
+import { chmod, mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { fileRevision, readWorkspaceFile, workspaceFileRevision, writeWorkspaceFile } from "./workspace-files.ts";
+
+let base: string;
+let root: string;
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(tmpdir(), "agentq-files-")));
+  root = path.join(base, "ws");
+  await mkdir(root);
+});
+
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+describe("fileRevision", () => {
+  it("is short, stable for equal content and different for different content", () => {
+    expect(fileRevision("hello")).toBe(fileRevision(Buffer.from("hello")));
+    expect(fileRevision("hello")).toMatch(/^[0-9a-f]{16}$/);
+    expect(fileRevision("hello")).not.toBe(fileRevision("hello "));
+    expect(fileRevision("")).not.toBe(fileRevision("\n"));
+  });
+});
+
+describe("writeWorkspaceFile and readWorkspaceFile", () => {
+  it("creates a file with its directories, then reads it back with the same revision", async () => {
+    const written = await writeWorkspaceFile(root, "src/lib/a.ts", "export const a = 1;\n");
+    expect(written).toEqual({ path: "src/lib/a.ts", revision: fileRevision("export const a = 1;\n"), created: true });
+    expect(await readFile(path.join(root, "src/lib/a.ts"), "utf8")).toBe("export const a = 1;\n");
+    expect(await readWorkspaceFile(root, "src/lib/a.ts")).toEqual({
+      path: "src/lib/a.ts",
+      content: "export const a = 1;\n",
+      revision: written.revision,
+    });
+  });
+
+  it("replacing a file reports created false, changes the revision and leaves no temporary file", async () => {
+    const first = await writeWorkspaceFile(root, "a.txt", "one");
+    const second = await writeWorkspaceFile(root, "a.txt", "two");
+    expect(second.created).toBe(false);
+    expect(second.revision).not.toBe(first.revision);
+    expect(await readdir(root)).toEqual(["a.txt"]);
+  });
+
+  it("keeps the permission bits of the file it replaces", async () => {
+    await writeWorkspaceFile(root, "run.sh", "#!/bin/sh\n");
+    await chmod(path.join(root, "run.sh"), 0o751);
+    await writeWorkspaceFile(root, "run.sh", "#!/bin/sh\necho hi\n");
+    expect((await stat(path.join(root, "run.sh"))).mode & 0o777).toBe(0o751);
+  });
+
+  it("keeps a byte order mark and multi-byte text intact", async () => {
+    const content = "\uFEFFgrüße, 世界\n";
+    const written = await writeWorkspaceFile(root, "bom.txt", content);
+    const read = await readWorkspaceFile(root, "bom.txt");
+    expect(read.content).toBe(content);
+    expect(read.revision).toBe(written.revision);
+  });
+
+  it("a conditional write fails when the file changed, and a create-only write fails when it exists", async () => {
+    const first = await writeWorkspaceFile(root, "a.txt", "one");
+    await writeFile(path.join(root, "a.txt"), "changed by someone else");
+    await expect(writeWorkspaceFile(root, "a.txt", "mine", { expectedRevision: first.revision })).rejects.toMatchObject({
+      code: "revision_mismatch",
+    });
+    await expect(writeWorkspaceFile(root, "a.txt", "mine", { expectedRevision: null })).rejects.toMatchObject({
+      code: "revision_mismatch",
+    });
+    expect(await readFile(path.join(root, "a.txt"), "utf8")).toBe("changed by someone else");
+    const created = await writeWorkspaceFile(root, "b.txt", "new", { expectedRevision: null });
+    expect(created.created).toBe(true);
+  });
+
+  it("writing through a link inside the workspace writes its target, and the link stays a link", async () => {
+    await mkdir(path.join(root, "dir"));
+    await symlink("dir/target.txt", path.join(root, "alias.txt"));
+    const written = await writeWorkspaceFile(root, "alias.txt", "via alias");
+    expect(written.path).toBe("dir/target.txt");
+    expect(await readFile(path.join(root, "dir/target.txt"), "utf8")).toBe("via alias");
+    expect((await readWorkspaceFile(root, "alias.txt")).content).toBe("via alias");
+  });
+
+  it("refuses binary, oversized and NUL-bearing content with clear codes", async () => {
+    await writeFile(path.join(root, "image.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+    await writeFile(path.join(root, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+    await writeFile(path.join(root, "big.txt"), "x".repeat(2000));
+    await expect(readWorkspaceFile(root, "image.png")).rejects.toMatchObject({ code: "binary_file" });
+    await expect(readWorkspaceFile(root, "latin1.txt")).rejects.toMatchObject({ code: "binary_file" });
+    await expect(readWorkspaceFile(root, "big.txt", { maxBytes: 1000 })).rejects.toMatchObject({ code: "file_too_large" });
+    await expect(writeWorkspaceFile(root, "big2.txt", "y".repeat(2000), { maxBytes: 1000 })).rejects.toMatchObject({
+      code: "file_too_large",
+    });
+    await expect(writeWorkspaceFile(root, "nul.txt", "a\u0000b")).rejects.toMatchObject({ code: "binary_file" });
+    expect(await readdir(root)).toEqual(["big.txt", "image.png", "latin1.txt"]);
+  });
+
+  it("answers file_not_found, not_a_file and invalid_path for the wrong kind of path", async () => {
+    await mkdir(path.join(root, "dir"));
+    await expect(readWorkspaceFile(root, "missing.txt")).rejects.toMatchObject({ code: "file_not_found" });
+    await expect(readWorkspaceFile(root, "dir")).rejects.toMatchObject({ code: "not_a_file" });
+    await expect(readWorkspaceFile(root, "")).rejects.toMatchObject({ code: "invalid_path" });
+    await expect(writeWorkspaceFile(root, "dir", "x")).rejects.toMatchObject({ code: "not_a_file" });
+    await expect(readWorkspaceFile(root, "../escape.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+  });
+
+  it("workspaceFileRevision is null for a missing file and matches fileRevision for any file", async () => {
+    expect(await workspaceFileRevision(root, "missing.txt")).toBeNull();
+    const bytes = Buffer.from([0, 1, 2, 3, 255]);
+    await writeFile(path.join(root, "blob.bin"), bytes);
+    expect(await workspaceFileRevision(root, "blob.bin")).toBe(fileRevision(bytes));
+  });
+});

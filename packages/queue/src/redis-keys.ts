@@ -1,0 +1,12 @@
+/**
+ * Every Redis key and channel agentq creates carries the QUEUE_PREFIX (DESIGN.md, "Scale-out"), so
+ * several deployments can share one Redis.
+ */
+export function runChannel(prefix: string, runId: string): string {
+  return `${prefix}:run:${runId}`;
+}
+
+/** Control messages to workers (cancel a run that one of them is executing). */
+export function controlChannel(prefix: string): string {
+  return `${prefix}:control`;
+}

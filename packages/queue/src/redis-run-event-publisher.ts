@@ -1,0 +1,20 @@
+import type { Redis } from "ioredis";
+import type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core/events/run-event";
+import { controlChannel, runChannel } from "./redis-keys.ts";
+
+/** Publishes committed events and live deltas on the run's channel (best effort: subscribers replay from Postgres). */
+export function createRedisRunEventPublisher(redis: Redis, prefix: string): RunEventPublisher {
+  const publish = async (runId: string, message: RunChannelMessage) => {
+    await redis.publish(runChannel(prefix, runId), JSON.stringify(message));
+  };
+  return {
+    publishEvents: (runId: string, events: RunEventRecord[]) => publish(runId, { kind: "events", run_id: runId, events }),
+    publishDelta: (runId: string, text: string) => publish(runId, { kind: "delta", run_id: runId, text }),
+  };
+}
+
+export type ControlMessage = { type: "cancel"; run_id: string };
+
+export async function publishControl(redis: Redis, prefix: string, message: ControlMessage): Promise<void> {
+  await redis.publish(controlChannel(prefix), JSON.stringify(message));
+}

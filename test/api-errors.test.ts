@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rawRequest, requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
+
+let api: TestApi;
+let workspaceId: string;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  const workspace = await requestJson(`${api.url}/api/workspaces`, { token: api.adminToken, body: { name: "errors" } });
+  workspaceId = workspace.body.id;
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+/** Every non-2xx body is {error: {code, message, details?}} (API.md, "Errors"). */
+function expectErrorShape(body: any, code: string): void {
+  expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+  expect(body.error.message.length).toBeGreaterThan(0);
+}
+
+describe("error responses", () => {
+  it("answers malformed JSON with 400 invalid_request saying the body is not valid JSON", async () => {
+    const response = await requestJson(`${api.url}/api/workspaces`, { token: api.adminToken, body: '{"name": "x",' });
+    expect(response.status).toBe(400);
+    expectErrorShape(response.body, "invalid_request");
+    expect(response.body.error.details.reason).toMatch(/not valid JSON/);
+  });
+
+  it("answers a body over BODY_LIMIT with 413 payload_too_large", async () => {
+    const content = "x".repeat(2 * 1024 * 1024);
+    const response = await requestJson(`${api.url}/api/workspaces/${workspaceId}/files/big.txt`, {
+      method: "PUT",
+      token: api.adminToken,
+      body: { content },
+    });
+    expect(response.status).toBe(413);
+    expectErrorShape(response.body, "payload_too_large");
+    const missing = await requestJson(`${api.url}/api/workspaces/${workspaceId}/files/big.txt`, { token: api.adminToken });
+    expect(missing.status).toBe(404);
+  });
+
+  it("answers wrong types with 400 invalid_request naming the field", async () => {
+    const response = await requestJson(`${api.url}/api/users`, { token: api.adminToken, body: { name: ["not", "a", "string"] } });
+    expect(response.status).toBe(400);
+    expectErrorShape(response.body, "invalid_request");
+    expect(response.body.error.details.field).toBe("name");
+    expect(response.body.error.details.issues).toEqual(expect.arrayContaining([expect.objectContaining({ field: "name" })]));
+  });
+
+  it("answers a JSON body that is not an object, and a missing body, with 400", async () => {
+    const array = await requestJson(`${api.url}/api/workspaces`, { token: api.adminToken, body: "[1,2]" });
+    expect(array.status).toBe(400);
+    expectErrorShape(array.body, "invalid_request");
+    const scalar = await requestJson(`${api.url}/api/workspaces`, { token: api.adminToken, body: '"just a string"' });
+    expect(scalar.status).toBe(400);
+    expectErrorShape(scalar.body, "invalid_request");
+    const none = await requestJson(`${api.url}/api/workspaces`, { method: "POST", token: api.adminToken });
+    expect(none.status).toBe(400);
+    expectErrorShape(none.body, "invalid_request");
+  });
+
+  it("answers a non-JSON content type with 415 unsupported_media_type", async () => {
+    const response = await requestJson(`${api.url}/api/workspaces`, {
+      token: api.adminToken,
+      body: "name=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(response.status).toBe(415);
+    expectErrorShape(response.body, "unsupported_media_type");
+  });
+
+  it("answers unknown routes and unknown methods with a 404 JSON error", async () => {
+    const unknownApi = await requestJson(`${api.url}/api/nothing-here`, { token: api.adminToken });
+    expect(unknownApi.status).toBe(404);
+    expectErrorShape(unknownApi.body, "not_found");
+    const unknownRoot = await requestJson(`${api.url}/nothing-here`);
+    expect(unknownRoot.status).toBe(404);
+    expectErrorShape(unknownRoot.body, "not_found");
+    const wrongMethod = await requestJson(`${api.url}/api/workspaces`, { method: "DELETE", token: api.adminToken });
+    expect(wrongMethod.status).toBe(404);
+    expectErrorShape(wrongMethod.body, "not_found");
+  });
+
+  it("answers invalid percent-encoding in the path with 400, not 500", async () => {
+    const response = await rawRequest(api.url, {
+      path: `/api/workspaces/${workspaceId}/files/%zz.txt`,
+      headers: { authorization: `Bearer ${api.adminToken}` },
+    });
+    expect(response.status).toBe(400);
+    expectErrorShape(response.json, "invalid_request");
+    const inId = await rawRequest(api.url, { path: "/api/workspaces/%E0%A4%A/files/a.txt", headers: { authorization: `Bearer ${api.adminToken}` } });
+    expect(inId.status).toBe(400);
+  });
+
+  it("answers oversized headers with 431 and a JSON error", async () => {
+    const response = await rawRequest(api.url, { path: "/api/me", headers: { authorization: `Bearer ${api.adminToken}`, "x-filler": "a".repeat(20_000) } });
+    expect(response.status).toBe(431);
+    expectErrorShape(response.json, "headers_too_large");
+  });
+
+  it("answers a query with odd types without a 500", async () => {
+    const response = await requestJson(`${api.url}/api/workspaces?token[]=x&a[b]=c&a=1`, { token: api.adminToken });
+    expect(response.status).toBe(200);
+    const ws = await requestJson(`${api.url}/api/ws?token[]=x&token=y`);
+    expect(ws.status).toBe(401);
+  });
+
+  it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
+    const kept = await requestJson(`${api.url}/api/me`, { token: api.adminToken, headers: { "x-request-id": "client-id-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("client-id-123");
+    const replaced = await requestJson(`${api.url}/api/me`, { token: api.adminToken, headers: { "x-request-id": "bad id\twith spaces" } });
+    expect(replaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    const generated = await requestJson(`${api.url}/healthz`);
+    expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("unexpected failures", () => {
+  it("are 500 internal_error with the request id, logged, and leak nothing", async () => {
+    const broken = await startTestApi();
+    try {
+      // A real failure: the database disappears under the running server.
+      await broken.database.drop();
+      const response = await requestJson(`${broken.url}/api/me`, {
+        token: broken.adminToken,
+        headers: { "x-request-id": "req-broken-1" },
+      });
+      expect(response.status).toBe(500);
+      expectErrorShape(response.body, "internal_error");
+      expect(response.body.error.details.request_id).toBe("req-broken-1");
+      expect(JSON.stringify(response.body)).not.toMatch(/prisma|postgres|database|stack|agentq_test_/i);
+      const logged = broken.logs.filter((line) => line.includes('"request_id":"req-broken-1"') && line.includes('"err"'));
+      expect(logged.length).toBeGreaterThan(0);
+    } finally {
+      await broken.close();
+    }
+  });
+});

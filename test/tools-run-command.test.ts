@@ -1,0 +1,207 @@
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildToolEnvironment } from "../packages/core/src/tools/process/build-tool-environment.ts";
+import { processStatus } from "../packages/core/src/tools/process/process-group-alive.ts";
+import { createRunCommandTool } from "../packages/core/src/tools/process/run-command-tool.ts";
+import type { ToolContext, ToolResult } from "../packages/core/src/tools/tool-definition.ts";
+
+const SECRETS = {
+  DATABASE_URL: "postgres://postgres@127.0.0.1:5432/secret_db",
+  REDIS_URL: "redis://127.0.0.1:6379/9",
+  OPENAI_API_KEY: "sk-test-secret-openai",
+  APPROVAL_SECRET: "approval-secret-value",
+};
+const ALLOWED = ["PATH", "HOME", "LANG", "TERM"];
+// bash sets these itself in every shell it starts.
+const SET_BY_BASH = ["PWD", "SHLVL", "_", "OLDPWD"];
+
+let workspaceRoot: string;
+
+beforeAll(async () => {
+  Object.assign(process.env, SECRETS);
+  workspaceRoot = await realpath(await mkdtemp(path.join(tmpdir(), "agentq-run-command-")));
+  await writeFile(path.join(workspaceRoot, "marker.txt"), "in the workspace\n");
+});
+
+afterAll(async () => {
+  for (const name of Object.keys(SECRETS)) delete process.env[name];
+  await rm(workspaceRoot, { recursive: true, force: true });
+});
+
+function context(overrides: Partial<ToolContext> = {}): ToolContext {
+  return {
+    runId: "run_test",
+    chatId: "chat_test",
+    userId: "user_test",
+    workspace: { id: "ws_test", rootPath: workspaceRoot },
+    signal: new AbortController().signal,
+    fileReads: { lastReadRevision: async () => undefined, recordRead: async () => {} },
+    settings: { webFetchAllow: [] },
+    ...overrides,
+  };
+}
+
+function tool(options: Partial<Parameters<typeof createRunCommandTool>[0]> = {}) {
+  return createRunCommandTool({ environment: buildToolEnvironment(process.env, ALLOWED), killGraceMs: 500, ...options });
+}
+
+function textOf(result: ToolResult): string {
+  return result.ok ? result.output : result.error;
+}
+
+/** Gone, or a zombie nobody has reaped yet (it runs nothing and holds nothing). */
+function isRunning(pid: number): boolean {
+  const status = processStatus(pid);
+  return status !== undefined && status.state !== "Z";
+}
+
+async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met before the deadline");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function readPid(file: string): Promise<number> {
+  return waitFor(async () => {
+    const text = await readFile(path.join(workspaceRoot, file), "utf8").catch(() => "");
+    return /^\d+\n$/.test(text) ? Number(text) : undefined;
+  }, 5_000);
+}
+
+describe("run_command", () => {
+  it("returns stdout and stderr interleaved with exit code 0", async () => {
+    const result = await tool().execute({ command: "echo first; echo second >&2; echo third" }, context());
+    expect(result.ok).toBe(true);
+    expect(textOf(result)).toMatch(/^\[exit code 0, [\d.]+ s\]\nfirst\nsecond\nthird\n$/);
+    expect(result.data?.exit_code).toBe(0);
+  });
+
+  it("reports a non-zero exit as a normal result carrying the exit code", async () => {
+    const result = await tool().execute({ command: "echo 'no such target' >&2; exit 3" }, context());
+    expect(result.ok).toBe(true);
+    expect(textOf(result)).toContain("[exit code 3,");
+    expect(textOf(result)).toContain("no such target");
+    expect(result.data?.exit_code).toBe(3);
+  });
+
+  it("runs in the workspace root", async () => {
+    const result = await tool().execute({ command: "pwd; cat marker.txt" }, context());
+    expect(textOf(result)).toContain(`${workspaceRoot}\nin the workspace\n`);
+  });
+
+  it("gives the command only the allowed environment, none of the parent's secrets", async () => {
+    for (const [name, value] of Object.entries(SECRETS)) expect(process.env[name]).toBe(value);
+    const result = await tool().execute({ command: "env" }, context());
+    expect(result.ok).toBe(true);
+    const output = textOf(result);
+    const names = output
+      .split("\n")
+      .slice(1)
+      .filter((line) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(line))
+      .map((line) => line.slice(0, line.indexOf("=")));
+    expect(names).toContain("PATH");
+    for (const name of names) expect([...ALLOWED, ...SET_BY_BASH]).toContain(name);
+    for (const [name, value] of Object.entries(SECRETS)) {
+      expect(output).not.toContain(name);
+      expect(output).not.toContain(value);
+    }
+  });
+
+  it("closes stdin, so a command reading it ends at once", async () => {
+    const result = await tool().execute({ command: "cat; echo after-cat", timeout_seconds: 5 }, context());
+    expect(result.ok).toBe(true);
+    expect(textOf(result)).toContain("after-cat");
+  });
+
+  it("on timeout kills the whole process group, including a backgrounded grandchild", async () => {
+    const startedAt = Date.now();
+    const result = await tool().execute(
+      { command: "sleep 100 & echo $! > timeout-grandchild.pid; echo started; wait", timeout_seconds: 1 },
+      context(),
+    );
+    expect(result.ok).toBe(false);
+    expect(textOf(result)).toContain("timed out after 1 s");
+    expect(textOf(result)).toContain("started");
+    expect(result.data?.termination).toBe("timed_out");
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    const grandchild = await readPid("timeout-grandchild.pid");
+    expect(isRunning(grandchild)).toBe(false);
+  });
+
+  it("escalates to SIGKILL when the group ignores SIGTERM", async () => {
+    const result = await tool().execute(
+      { command: "trap '' TERM; sleep 100 & echo $! > stubborn.pid; wait", timeout_seconds: 1 },
+      context(),
+    );
+    expect(result.data?.termination).toBe("timed_out");
+    const grandchild = await readPid("stubborn.pid");
+    expect(isRunning(grandchild)).toBe(false);
+  });
+
+  it("kills the process group when the run's signal is aborted", async () => {
+    const controller = new AbortController();
+    const pending = tool().execute(
+      { command: "sleep 100 & echo $! > abort-grandchild.pid; wait", timeout_seconds: 60 },
+      context({ signal: controller.signal }),
+    );
+    const grandchild = await readPid("abort-grandchild.pid");
+    expect(isRunning(grandchild)).toBe(true);
+    controller.abort();
+    const result = await pending;
+    expect(result.ok).toBe(false);
+    expect(textOf(result)).toContain("cancelled");
+    expect(isRunning(grandchild)).toBe(false);
+  });
+
+  it("does not start a command when the run is already cancelled", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const result = await tool().execute({ command: "touch should-not-exist" }, context({ signal: controller.signal }));
+    expect(result.ok).toBe(false);
+    await expect(readFile(path.join(workspaceRoot, "should-not-exist"))).rejects.toThrow();
+  });
+
+  it("ends what the command left in the background when it exits", async () => {
+    const startedAt = Date.now();
+    const result = await tool().execute({ command: "sleep 100 & echo $! > leftover.pid; echo done" }, context());
+    expect(result.ok).toBe(true);
+    expect(textOf(result)).toContain("done");
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(isRunning(await readPid("leftover.pid"))).toBe(false);
+  });
+
+  it("caps the output, keeping its beginning and end and saying how much was cut", async () => {
+    const result = await tool({ outputLimitBytes: 1_000 }).execute(
+      { command: "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END" },
+      context(),
+    );
+    const output = textOf(result);
+    expect(output).toContain("BEGIN");
+    expect(output.trimEnd().endsWith("END")).toBe(true);
+    expect(output).toMatch(/\[\.\.\. \d+ bytes of output omitted \.\.\.\]/);
+    expect(result.data?.output_bytes).toBe(6 + 100_000 + 1 + 4);
+    expect(result.data?.omitted_bytes).toBe(6 + 100_000 + 1 + 4 - 1_000);
+    expect(output.length).toBeLessThan(1_200);
+  });
+
+  it("refuses to run without a workspace", async () => {
+    const result = await tool().execute({ command: "true" }, context({ workspace: null }));
+    expect(result.ok).toBe(false);
+    expect(textOf(result)).toContain("needs a workspace");
+  });
+
+  it("declares its effects and limits its timeout in the schema", () => {
+    const runCommand = tool({ maxTimeoutSeconds: 30 });
+    expect(runCommand.effects).toEqual(["process"]);
+    expect(runCommand.taints).toBe(true);
+    expect(runCommand.requiresWorkspace).toBe(true);
+    expect(runCommand.parameters.safeParse({ command: "ls", timeout_seconds: 31 }).success).toBe(false);
+    expect(runCommand.parameters.safeParse({ command: "ls", timeout_seconds: 30 }).success).toBe(true);
+  });
+});
