@@ -44,19 +44,23 @@ export async function runMigrations(
 
 async function main(): Promise<void> {
   let logger: Logger = createLogger({ name: "migrate" });
+  let target = "";
   try {
     const environment = parseEnvironment(migrateEnvironmentSchema, process.env);
     const password = new URL(environment.DATABASE_URL).password;
     logger = createLogger({ name: "migrate", level: environment.LOG_LEVEL, secrets: [decodeURIComponent(password)] });
     const { host, port, database, user } = describeDatabaseUrl(environment.DATABASE_URL);
+    target = ` database "${database}" at ${host}:${port}`;
     logger.info({ host, port, database, user }, "migrating");
     await runMigrations(process.env, { logger });
   } catch (error) {
-    const fields =
-      error instanceof AgentqError
-        ? { code: error.code, details: error.details }
-        : { code: (error as { code?: unknown }).code ?? "migration_error" };
-    logger.error(fields, error instanceof Error ? error.message : String(error));
+    if (error instanceof AgentqError) {
+      logger.error({ code: error.code, details: error.details }, error.message);
+    } else {
+      // Connection failures and the like: say where we tried, the driver's message says why.
+      const code = (error as { code?: unknown }).code ?? "migration_error";
+      logger.error({ code }, `cannot migrate${target}: ${error instanceof Error ? error.message : String(error)}`);
+    }
     // exitCode rather than exit(): pino writes asynchronously and must flush the line above.
     process.exitCode = 1;
   }

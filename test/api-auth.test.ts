@@ -42,6 +42,13 @@ describe("authentication", () => {
     expect(response.status).toBe(401);
   });
 
+  it("accepts ?token= on the WebSocket path /api/ws", async () => {
+    const valid = await requestJson(`${api.url}/api/ws?token=${encodeURIComponent(api.adminToken)}`);
+    expect(valid.status).not.toBe(401);
+    const invalid = await requestJson(`${api.url}/api/ws?token=aq_wrong`);
+    expect(invalid.status).toBe(401);
+  });
+
   it("refuses unauthenticated requests to unknown /api paths with 401, not 404", async () => {
     const response = await requestJson(`${api.url}/api/does-not-exist`);
     expect(response.status).toBe(401);

@@ -93,8 +93,9 @@ afterAll(async () => {
   for (const directory of temporaryDirectories) await rm(directory, { recursive: true, force: true });
 });
 
-describe("applyMigrations", () => {
-  it("creates a missing database and applies every migration; a second run applies nothing", async () => {
+// Each test uses its own database (and directory copy), so they run concurrently.
+describe.concurrent("applyMigrations", () => {
+  it("creates a missing database and applies every migration; a second run applies nothing", async ({ expect }) => {
     const database = freshDatabase();
     const expected = await migrationNames(MIGRATIONS_DIRECTORY);
     expect(expected.length).toBeGreaterThan(0);
@@ -110,7 +111,7 @@ describe("applyMigrations", () => {
     expect(await migrationRows(database.url)).toEqual(rowsAfterFirst);
   });
 
-  it("records each migration the way Prisma does", async () => {
+  it("records each migration the way Prisma does", async ({ expect }) => {
     const database = freshDatabase();
     await applyMigrations({ databaseUrl: database.url, migrationsDirectory: MIGRATIONS_DIRECTORY });
 
@@ -153,7 +154,7 @@ describe("applyMigrations", () => {
     expect(primaryKey).toEqual([{ definition: "PRIMARY KEY (id)" }]);
   });
 
-  it("refuses a migration edited after it was applied, naming it", async () => {
+  it("refuses a migration edited after it was applied, naming it", async ({ expect }) => {
     const directory = await copyOfMigrations();
     const database = freshDatabase();
     await applyMigrations({ databaseUrl: database.url, migrationsDirectory: directory });
@@ -169,7 +170,7 @@ describe("applyMigrations", () => {
     });
   });
 
-  it("refuses to run while a migration is recorded as started and unfinished", async () => {
+  it("refuses to run while a migration is recorded as started and unfinished", async ({ expect }) => {
     const directory = await copyOfMigrations();
     const database = freshDatabase();
     await applyMigrations({ databaseUrl: database.url, migrationsDirectory: directory });
@@ -194,7 +195,7 @@ describe("applyMigrations", () => {
     expect(retry.applied).toEqual(["20990101000000_half_done"]);
   });
 
-  it("rolls back a failing migration together with its record", async () => {
+  it("rolls back a failing migration together with its record", async ({ expect }) => {
     const directory = await copyOfMigrations();
     const database = freshDatabase();
     await mkdir(join(directory, "20990101000000_broken"));
@@ -214,7 +215,7 @@ describe("applyMigrations", () => {
     expect(retry.applied).toEqual(["20990101000000_broken"]);
   });
 
-  it("tells a role that may not create the database what to run", async () => {
+  it("tells a role that may not create the database what to run", async ({ expect }) => {
     const role = `agentq_test_role_${randomBytes(4).toString("hex")}`;
     await withAdminClient((client) => client.query(`CREATE ROLE ${role} LOGIN NOCREATEDB`));
     try {
@@ -234,8 +235,8 @@ describe("applyMigrations", () => {
   });
 });
 
-describe("npm run migrate (scripts/migrate.ts)", () => {
-  it("four processes started at once apply each migration exactly once", async () => {
+describe.concurrent("npm run migrate (scripts/migrate.ts)", () => {
+  it("four processes started at once apply each migration exactly once", async ({ expect }) => {
     const database = freshDatabase();
     const results = await Promise.all(Array.from({ length: 4 }, () => runMigrateCommand({ DATABASE_URL: database.url })));
 
@@ -250,7 +251,7 @@ describe("npm run migrate (scripts/migrate.ts)", () => {
     expect(upToDate).toHaveLength(3);
   });
 
-  it("exits non-zero with the reason, and never prints the password", async () => {
+  it("exits non-zero with the reason, and never prints the password", async ({ expect }) => {
     const database = freshDatabase();
     await applyMigrations({ databaseUrl: database.url, migrationsDirectory: MIGRATIONS_DIRECTORY });
     await query(

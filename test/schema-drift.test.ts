@@ -5,7 +5,7 @@
 // renders both as the same sorted lines, and compares them.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { getDMMF } from "@prisma/get-dmmf";
+import { getDMMF, type GetDMMFError } from "@prisma/get-dmmf";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
@@ -16,7 +16,7 @@ const MIGRATIONS_TABLE = "_prisma_migrations";
 /** Postgres truncates identifiers to 63 bytes; Prisma shortens default constraint names to fit. */
 const MAX_IDENTIFIER_LENGTH = 63;
 
-type Dmmf = Awaited<ReturnType<typeof getDMMF>>;
+type Dmmf = Exclude<ReturnType<typeof getDMMF>, GetDMMFError>;
 type DmmfModel = Dmmf["datamodel"]["models"][number];
 type DmmfField = DmmfModel["fields"][number];
 
@@ -100,8 +100,15 @@ const REFERENTIAL_ACTIONS: Record<string, string> = {
   SetDefault: "set default",
 };
 
+function parseSchema(schemaText: string): Dmmf {
+  const result = getDMMF({ datamodel: schemaText });
+  // getDMMF returns (does not throw) its errors.
+  if ("reason" in result) throw new Error(`prisma/schema.prisma does not parse: ${result.reason}`, { cause: result.error });
+  return result;
+}
+
 async function describeSchema(schemaText: string): Promise<string[]> {
-  const { datamodel } = await getDMMF({ datamodel: schemaText });
+  const { datamodel } = parseSchema(schemaText);
   const lines: string[] = [];
   const enums = new Map(datamodel.enums.map((enumeration) => [enumeration.name, enumeration.dbName ?? enumeration.name]));
   for (const enumeration of datamodel.enums) {

@@ -59,22 +59,33 @@ async function hashDirectory(directory: string): Promise<string> {
 
 async function dropStaleDatabases(currentTemplate: string): Promise<void> {
   const staleBefore = Date.now() - STALE_AFTER_MS;
-  const rows = await withAdminClient(async (client) => {
-    const result = await client.query<{ datname: string; comment: string | null }>(
-      `SELECT datname, shobj_description(oid, 'pg_database') AS comment
-         FROM pg_database
-        WHERE starts_with(datname, $1) OR starts_with(datname, $2)`,
-      [TEST_DATABASE_PREFIX, TEMPLATE_DATABASE_PREFIX],
-    );
-    return result.rows;
-  });
+  let rows: { datname: string; comment: string | null; created_at: Date | null }[];
+  try {
+    rows = await withAdminClient(async (client) => {
+      // PG_VERSION is written when a database is created: its mtime is the creation time
+      // (readable by superusers, which the test role is; otherwise null and the comment decides).
+      const result = await client.query<{ datname: string; comment: string | null; created_at: Date | null }>(
+        `SELECT datname, shobj_description(oid, 'pg_database') AS comment,
+                CASE WHEN (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+                     THEN (pg_stat_file('base/' || oid || '/PG_VERSION', true)).modification END AS created_at
+           FROM pg_database
+          WHERE starts_with(datname, $1) OR starts_with(datname, $2)`,
+        [TEST_DATABASE_PREFIX, TEMPLATE_DATABASE_PREFIX],
+      );
+      return result.rows;
+    });
+  } catch {
+    return; // cleanup is a courtesy: it must never fail a test run
+  }
   for (const row of rows) {
-    const createdOrUsedAt = row.datname.startsWith(TEST_DATABASE_PREFIX)
-      ? testDatabaseCreatedAt(row.datname)
-      : row.datname === currentTemplate
-        ? undefined
-        : new Date(row.comment ?? 0);
-    if (createdOrUsedAt === undefined || Number.isNaN(createdOrUsedAt.getTime()) || createdOrUsedAt.getTime() >= staleBefore) continue;
+    if (row.datname === currentTemplate) continue;
+    const lastUsedAt = Math.max(
+      (row.datname.startsWith(TEST_DATABASE_PREFIX) ? testDatabaseCreatedAt(row.datname)?.getTime() : undefined) ?? 0,
+      row.comment === null ? 0 : new Date(row.comment).getTime() || 0,
+      row.created_at?.getTime() ?? 0,
+    );
+    // Unknown age (0): leave it; it may be a template another run is migrating right now.
+    if (lastUsedAt === 0 || lastUsedAt >= staleBefore) continue;
     // Another run may be dropping the same leftover: a failure here must not fail this run.
     await dropTestDatabase(row.datname).catch(() => undefined);
   }

@@ -3,6 +3,7 @@ import type { Logger } from "@agentq/core/logging/create-logger";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { ApiConfig } from "./config.ts";
 import type { ApiMetrics } from "./http/api-metrics.ts";
+import type { RunServices } from "./run-services.ts";
 
 /** Everything the routes need, in one typed object (add new services here, not as globals). */
 export interface ApiDependencies {
@@ -12,4 +13,6 @@ export interface ApiDependencies {
   redis: Redis;
   logger: Logger;
   metrics: ApiMetrics;
+  /** Queue, live fan-out, tools and the approval key: what the run routes and the WebSocket use. */
+  runs: RunServices;
 }

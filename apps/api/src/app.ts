@@ -6,6 +6,11 @@ import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { requestLogger } from "./http/request-logger.ts";
 import { operationsRouter } from "./routes/operations.ts";
+import { approvalsRouter } from "./routes/approvals.ts";
+import { chatsRouter } from "./routes/chats.ts";
+import { runsRouter } from "./routes/runs.ts";
+import { settingsRouter } from "./routes/settings.ts";
+import { toolsRouter } from "./routes/tools.ts";
 import { usersRouter } from "./routes/users.ts";
 import { workspacesRouter } from "./routes/workspaces.ts";
 
@@ -15,7 +20,15 @@ export type RouterFactory = (dependencies: ApiDependencies) => Router;
  * The authenticated API, in one visible list. Each router declares its full paths (`/api/...`), so
  * the metrics' route label is the whole pattern.
  */
-export const API_ROUTERS: readonly RouterFactory[] = [usersRouter, workspacesRouter];
+export const API_ROUTERS: readonly RouterFactory[] = [
+  usersRouter,
+  workspacesRouter,
+  chatsRouter,
+  runsRouter,
+  approvalsRouter,
+  toolsRouter,
+  settingsRouter,
+];
 
 export function createApp(dependencies: ApiDependencies): Express {
   const app = express();

@@ -9,6 +9,8 @@ import { createApp } from "./app.ts";
 import type { ApiConfig } from "./config.ts";
 import { closeRedisConnection, createRedisConnection } from "./create-redis-connection.ts";
 import { createApiMetrics } from "./http/api-metrics.ts";
+import { attachRunWebSocket } from "./realtime/run-websocket.ts";
+import { createRunServices } from "./run-services.ts";
 
 export interface StartApiServerOverrides extends Partial<ApiDependencies> {
   /** Where log lines go when no `logger` is given. Default stdout. */
@@ -68,14 +70,26 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     });
   const prisma = overrides.prisma ?? createPrismaClient({ databaseUrl: config.databaseUrl });
   const redis = overrides.redis ?? createRedisConnection(config.redisUrl, logger);
+  let runs: ApiDependencies["runs"];
+  try {
+    runs = overrides.runs ?? (await createRunServices({ config, prisma, logger }));
+  } catch (error) {
+    if (overrides.prisma === undefined) await prisma.$disconnect();
+    if (overrides.redis === undefined) await closeRedisConnection(redis);
+    throw error;
+  }
   const dependencies: ApiDependencies = {
     config,
     prisma,
     redis,
     logger,
     metrics: overrides.metrics ?? createApiMetrics(),
+    runs,
   };
+  let websocket: { close(): void } | undefined;
   const closeOwnedClients = async () => {
+    websocket?.close();
+    if (overrides.runs === undefined) await runs.close();
     if (overrides.prisma === undefined) await prisma.$disconnect();
     if (overrides.redis === undefined) await closeRedisConnection(redis);
   };
@@ -89,6 +103,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     }
     server = createServer(createApp(dependencies));
     server.on("clientError", answerClientError);
+    websocket = attachRunWebSocket(server, dependencies);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(config.port, config.host, () => {
@@ -107,7 +122,9 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // WebSockets and event streams are long-lived: they are closed first, not waited for.
+    websocket?.close();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections with no request in progress would otherwise hold close() open.
       server.closeIdleConnections();
       const idleSweep = setInterval(() => server.closeIdleConnections(), 100);

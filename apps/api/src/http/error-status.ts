@@ -20,6 +20,13 @@ const STATUS_BY_CODE = new Map<string, number>([
   ["forbidden", 403],
   ["not_found", 404],
   ["user_exists", 409],
+  // Runs and approvals (packages/core/src/runs/run-errors.ts, policy/decide-approval.ts).
+  ["run_in_progress", 409],
+  ["run_finished", 409],
+  ["run_state_conflict", 409],
+  ["approval_already_decided", 409],
+  ["approval_stale", 409],
+  ["model_unavailable", 400],
   ["approval_expired", 410],
   ["payload_too_large", 413],
   ["unsupported_media_type", 415],

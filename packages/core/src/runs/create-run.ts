@@ -37,6 +37,8 @@ export interface CreateRunResult {
   runnable: boolean;
   /** Events committed by this call, per run (the new run's run.queued; interrupted runs' run.cancelled). */
   events: { runId: string; events: RunEventRecord[] }[];
+  /** Interrupted runs that a worker is executing: it must be told to stop now. */
+  cancelRequested: string[];
 }
 
 /** "The same idempotency_key from the same user within 24 hours returns the first run." */
@@ -53,7 +55,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       // Serializes concurrent requests with the same key (they may name different chats).
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`idem:${input.userId}:${input.idempotencyKey}`}, 0))`;
       const existing = await tx.idempotencyKey.findUnique({ where: { userId_key: { userId: input.userId, key: input.idempotencyKey } } });
-      if (existing && existing.expiresAt > now) return { runId: existing.runId, created: false, runnable: false, events: [] };
+      if (existing && existing.expiresAt > now) return { runId: existing.runId, created: false, runnable: false, events: [], cancelRequested: [] };
     }
     // Locks the chat row: run creation in one chat is serialized, so the multitask rule holds.
     const chats = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM chats WHERE id = ${input.chatId} AND user_id = ${input.userId} FOR UPDATE`;
@@ -65,11 +67,13 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       select: { id: true, status: true },
     });
     const events: CreateRunResult["events"] = [];
+    const cancelRequested: string[] = [];
     if (active.length > 0 && input.multitask === "reject") throw new RunInProgressError(input.chatId, active[0]!.id);
     if (input.multitask === "interrupt") {
       for (const run of active) {
         const cancelled = await cancelRunInTransaction(tx, run.id, now, "interrupted by a newer run of the chat");
         if (cancelled.events.length > 0) events.push({ runId: run.id, events: cancelled.events });
+        if (!cancelled.finishedNow) cancelRequested.push(run.id);
       }
     }
 
@@ -102,7 +106,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       });
     }
     const stillActive = await countBlockingRuns(tx, input.chatId, runId);
-    return { runId, created: true, runnable: stillActive === 0, events };
+    return { runId, created: true, runnable: stillActive === 0, events, cancelRequested };
   });
 }
 

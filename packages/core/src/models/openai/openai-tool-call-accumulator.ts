@@ -11,7 +11,8 @@ export interface OpenAIToolCallDelta {
 /**
  * Rebuilds tool calls from streamed deltas. OpenAI sends id, type and name in a call's first delta
  * and the arguments in fragments keyed by `index`; other servers are looser, so:
- * - a delta without `index` continues the call with the same id, or the last call if it has no id;
+ * - a delta without `index` continues the call with the same id; without an id either, it continues
+ *   the last call, unless it carries a name and the last call already has one (then it is a new call);
  * - a delta whose id differs from the id already at its index starts a new call (servers that send
  *   every call with index 0);
  * - a whole call in one delta works like any other;
@@ -42,7 +43,9 @@ export class OpenAIToolCallAccumulator {
       if (position < 0) position = this.calls.push({ id: "", name: "", argumentsText: "" }) - 1;
     } else {
       position = this.calls.length - 1;
-      if (position < 0) position = this.calls.push({ id: "", name: "", argumentsText: "" }) - 1;
+      // A delta with a name but no index or id is a new call when the last one already has its name.
+      const startsNewCall = position < 0 || (name !== "" && this.calls[position]!.name !== "");
+      if (startsNewCall) position = this.calls.push({ id: "", name: "", argumentsText: "" }) - 1;
     }
 
     const call = this.calls[position]!;

@@ -7,10 +7,6 @@ export function missingWorkspace(): ToolResult {
   return { ok: false, error: "This tool needs a workspace, and this run has none. Answer without file access." };
 }
 
-export function workspaceOf(context: ToolContext): WorkspaceRef | null {
-  return context.workspace;
-}
-
 /** What the model can do next, per error code of the workspace layer. */
 const HINTS: Record<string, string> = {
   path_outside_workspace: "Only paths inside the workspace can be used.",

@@ -44,8 +44,9 @@ export async function runProcessGroup(options: RunProcessGroupOptions): Promise<
   const output = new OutputCapture(options.outputLimitBytes);
   const startedAt = performance.now();
   // `exec 2>&1` points stderr at the stdout pipe, then the command runs exactly as `bash -c <command>`
-  // would: its text is never concatenated into a script, it travels as a positional argument.
-  const child = spawn(options.shell, ["-c", 'exec 2>&1; exec "$BASH" -c "$1" bash', "bash", options.command], {
+  // would: its text is never concatenated into a script, it travels as a positional argument
+  // (after `--`, so a command that starts with a dash is not read as a bash option).
+  const child = spawn(options.shell, ["-c", 'exec 2>&1; exec "$BASH" -c -- "$1" bash', "bash", options.command], {
     cwd: options.cwd,
     env: options.environment,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,0 +1,120 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { z } from "zod";
+import { requireOwnRun } from "@agentq/core/runs/run-queries";
+import type { AuthenticatedUser } from "@agentq/core/users/user";
+import type { ApiDependencies } from "../api-dependencies.ts";
+import { authenticateToken, requestToken } from "../http/authenticate.ts";
+import { followRun } from "./follow-run.ts";
+
+const clientMessage = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("subscribe"), run_id: z.string().min(1).max(200), after: z.number().int().min(0).optional() }),
+  z.object({ type: z.literal("unsubscribe"), run_id: z.string().min(1).max(200) }),
+]);
+
+/** Pings detect half-open connections (a laptop that slept). Default every 30 s. */
+const PING_INTERVAL_MS = 30_000;
+/** A client with this much unsent data gets no more deltas (they are live-only anyway). Default 1 MiB. */
+const DELTA_BACKPRESSURE_BYTES = 1024 * 1024;
+
+/**
+ * GET /api/ws (API.md, "WebSocket"): subscribe to runs, get their durable events replayed then live
+ * (no gaps, no repeats) and live text deltas. The token comes as a bearer header or `?token=`; a bad
+ * one refuses the upgrade with 401.
+ */
+export function attachRunWebSocket(server: Server, dependencies: ApiDependencies): { close(): void } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const path = new URL(request.url ?? "/", "http://localhost").pathname;
+    if (path !== "/api/ws") {
+      refuse(socket, 404, "Not Found");
+      return;
+    }
+    authenticateToken(dependencies.prisma, requestToken(request, true)).then(
+      (user) => wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, user, dependencies, alive)),
+      () => refuse(socket, 401, "Unauthorized"),
+    );
+  });
+
+  const ping = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (alive.get(ws) === false) {
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, PING_INTERVAL_MS);
+
+  return {
+    close() {
+      clearInterval(ping);
+      for (const ws of wss.clients) ws.close(1001, "server shutting down");
+      wss.close();
+    },
+  };
+}
+
+function refuse(socket: Duplex, status: number, reason: string): void {
+  const body = JSON.stringify({ error: { code: status === 401 ? "unauthorized" : "not_found", message: reason.toLowerCase() } });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
+  const followers = new Map<string, { stop(): void }>();
+  alive.set(ws, true);
+  ws.on("pong", () => alive.set(ws, true));
+  const send = (message: unknown) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  };
+
+  ws.on("message", (raw) => {
+    let parsed;
+    try {
+      parsed = clientMessage.safeParse(JSON.parse(raw.toString()));
+    } catch {
+      send({ type: "error", code: "invalid_request", message: "messages must be JSON" });
+      return;
+    }
+    if (!parsed.success) {
+      send({ type: "error", code: "invalid_request", message: "expected {type: subscribe|unsubscribe, run_id, after?}", details: { issues: parsed.error.issues } });
+      return;
+    }
+    const message = parsed.data;
+    followers.get(message.run_id)?.stop();
+    followers.delete(message.run_id);
+    if (message.type === "unsubscribe") return;
+    void subscribe(message.run_id, message.after ?? 0);
+  });
+
+  const subscribe = async (runId: string, after: number) => {
+    try {
+      await requireOwnRun(dependencies.prisma, user.id, runId);
+    } catch {
+      send({ type: "error", code: "not_found", run_id: runId });
+      return;
+    }
+    const follower = await followRun({
+      prisma: dependencies.prisma,
+      hub: dependencies.runs.hub,
+      runId,
+      after,
+      onEvent: (event) => send({ type: "event", run_id: runId, event }),
+      onDelta: (text) => {
+        if (ws.bufferedAmount < DELTA_BACKPRESSURE_BYTES) send({ type: "delta", run_id: runId, text });
+      },
+      onEnd: () => followers.delete(runId),
+    });
+    if (ws.readyState !== ws.OPEN) follower.stop();
+    else followers.set(runId, follower);
+  };
+
+  ws.on("close", () => {
+    for (const follower of followers.values()) follower.stop();
+    followers.clear();
+  });
+}

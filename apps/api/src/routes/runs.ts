@@ -1,0 +1,86 @@
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { systemClock } from "@agentq/core/clock";
+import { cancelRunInTransaction } from "@agentq/core/runs/cancel-run";
+import { scheduleNextRunOfChat } from "@agentq/core/runs/finish-run";
+import { getRunView, listRunEvents, requireOwnRun } from "@agentq/core/runs/run-queries";
+import type { ApiDependencies } from "../api-dependencies.ts";
+import { currentUser } from "../http/authenticate.ts";
+import { parseRequest } from "../http/parse-body.ts";
+import { followRun } from "../realtime/follow-run.ts";
+
+const eventsQuery = z.object({
+  after: z
+    .string()
+    .regex(/^\d{1,9}$/, "after must be a non-negative whole number (a seq)")
+    .transform(Number)
+    .optional(),
+});
+
+/** SSE comment lines keep proxies from closing an idle stream. Default every 15 s. */
+const SSE_HEARTBEAT_MS = 15_000;
+
+export function runsRouter(dependencies: ApiDependencies): Router {
+  const router = Router();
+  const { prisma, runs, logger } = dependencies;
+
+  router.get("/api/runs/:id", async (request, response) => {
+    response.json(await getRunView(prisma, currentUser(request).id, request.params.id));
+  });
+
+  router.post("/api/runs/:id/cancel", async (request, response) => {
+    const user = currentUser(request);
+    const run = await requireOwnRun(prisma, user.id, request.params.id);
+    const outcome = await prisma.$transaction((tx) => cancelRunInTransaction(tx, run.id, systemClock(), "cancelled by the user"));
+    if (outcome.finishedNow) {
+      runs.publish(run.id, outcome.events);
+      await scheduleNextRunOfChat({ prisma, scheduler: runs, logger }, run.chatId);
+    } else {
+      runs.requestCancel(run.id);
+    }
+    response.status(202).json(await getRunView(prisma, user.id, run.id));
+  });
+
+  router.get("/api/runs/:id/events", async (request, response) => {
+    const run = await requireOwnRun(prisma, currentUser(request).id, request.params.id);
+    const query = parseRequest(eventsQuery, request.query, "query");
+    if (request.accepts(["application/json", "text/event-stream"]) === "text/event-stream" && request.get("accept")?.includes("text/event-stream")) {
+      await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
+      return;
+    }
+    response.json({ events: await listRunEvents(prisma, run.id, query.after ?? 0, 10_000) });
+  });
+
+  return router;
+}
+
+/** `Last-Event-ID` wins over `?after=` (a reconnecting EventSource sends it). */
+function lastEventId(request: Request): number | undefined {
+  const header = request.get("last-event-id");
+  return header !== undefined && /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : undefined;
+}
+
+async function streamEvents(dependencies: ApiDependencies, request: Request, response: Response, runId: string, after: number): Promise<void> {
+  response.status(200);
+  response.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+  response.setHeader("Cache-Control", "no-cache, no-transform");
+  response.setHeader("Connection", "keep-alive");
+  response.setHeader("X-Accel-Buffering", "no");
+  response.flushHeaders();
+  const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), SSE_HEARTBEAT_MS);
+  const follower = await followRun({
+    prisma: dependencies.prisma,
+    hub: dependencies.runs.hub,
+    runId,
+    after,
+    onEvent: (event) => response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+    onEnd: () => {
+      clearInterval(heartbeat);
+      response.end();
+    },
+  });
+  request.on("close", () => {
+    clearInterval(heartbeat);
+    follower.stop();
+  });
+}

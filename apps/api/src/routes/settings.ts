@@ -1,0 +1,21 @@
+import { Router } from "express";
+import { loadSettings, updateSettings } from "@agentq/core/settings/agent-settings";
+import type { ApiDependencies } from "../api-dependencies.ts";
+import { requireAdmin } from "../http/authenticate.ts";
+
+export function settingsRouter(dependencies: ApiDependencies): Router {
+  const router = Router();
+  const { prisma } = dependencies;
+
+  router.get("/api/settings", async (request, response) => {
+    requireAdmin(request);
+    response.json(await loadSettings(prisma));
+  });
+
+  router.patch("/api/settings", async (request, response) => {
+    requireAdmin(request);
+    response.json(await updateSettings(prisma, request.body));
+  });
+
+  return router;
+}

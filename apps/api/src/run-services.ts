@@ -1,0 +1,80 @@
+import type { Redis } from "ioredis";
+import { UnavailableError } from "@agentq/core/errors/agentq-error";
+import type { RunEventPublisher, RunEventRecord } from "@agentq/core/events/run-event";
+import type { Logger } from "@agentq/core/logging/create-logger";
+import type { RunGeneration } from "@agentq/core/runs/run-loop-dependencies";
+import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
+import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
+import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
+import { createToolRegistry, type ToolRegistry } from "@agentq/core/tools/tool-registry";
+import { createRedis, createRedisRunEventPublisher, publishControl, RunQueue } from "@agentq/queue";
+import type { ApiConfig } from "./config.ts";
+import { closeRedisConnection } from "./create-redis-connection.ts";
+import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
+
+/** How long the API waits for Redis to take a job before answering 503 (the run stays queued). Default 2 s. */
+const ENQUEUE_TIMEOUT_MS = 2000;
+
+/** What the run, approval and realtime routes need besides Prisma. */
+export interface RunServices {
+  tools: ToolRegistry;
+  approvalSecret: string;
+  hub: RunSubscriptionHub;
+  /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
+  schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /** Publishes committed events to live subscribers (best effort). */
+  publish(runId: string, events: RunEventRecord[]): void;
+  /** Asks whichever worker runs it to stop now. */
+  requestCancel(runId: string): void;
+  close(): Promise<void>;
+}
+
+export async function createRunServices(input: { config: ApiConfig; prisma: PrismaClient; logger: Logger }): Promise<RunServices> {
+  const { config, prisma, logger } = input;
+  // Fail fast: an enqueue while Redis is down must not hang the request.
+  const queueConnection = createRedis({ url: config.redisUrl, maxRetriesPerRequest: 1, connectionName: "agentq-api-queue" });
+  const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: "agentq-api-subscriber" });
+  for (const connection of [queueConnection, subscriber]) connection.on("error", () => undefined);
+  const runQueue = new RunQueue({ connection: queueConnection, prefix: config.queuePrefix });
+  runQueue.queue.on("error", () => undefined);
+  const publisher: RunEventPublisher = createRedisRunEventPublisher(queueConnection, config.queuePrefix);
+  const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
+  const tools = createToolRegistry(
+    createAgentqTools({ toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
+  );
+  const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);
+
+  return {
+    tools,
+    approvalSecret,
+    hub,
+    async schedule(runId, generation) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([
+          runQueue.schedule(runId, generation),
+          new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("timed out")), ENQUEUE_TIMEOUT_MS);
+          }),
+        ]);
+      } catch (error) {
+        logger.warn({ err: error, run_id: runId }, "enqueue failed; the run stays queued for the reconciler");
+        throw new UnavailableError("the queue (Redis) is unreachable; the run is saved and will start when it is back", { run_id: runId }, { cause: error });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    publish(runId, events) {
+      if (events.length > 0) publisher.publishEvents(runId, events).catch(() => undefined);
+    },
+    requestCancel(runId) {
+      publishControl(queueConnection, config.queuePrefix, { type: "cancel", run_id: runId }).catch(() => undefined);
+    },
+    async close() {
+      await hub.close();
+      await runQueue.close().catch(() => undefined);
+      await closeRedisConnection(queueConnection as Redis);
+    },
+  };
+}

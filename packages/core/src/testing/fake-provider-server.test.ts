@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { lastToolResult } from "./fake-provider-request.ts";
+import { startFakeProviderServer, type FakeProviderServer } from "./fake-provider-server.ts";
+
+let server: FakeProviderServer;
+beforeAll(async () => {
+  server = await startFakeProviderServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function post(path: string, body: unknown): Promise<Response> {
+  return fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+describe("startFakeProviderServer", () => {
+  it("answers a non-streaming Chat Completions request with one chat.completion", async () => {
+    server.enqueue({ text: "plain", toolCalls: [{ id: "call_x", name: "list_files", arguments: {} }] });
+    const response = await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "hi" }] });
+    const body = (await response.json()) as { object: string; choices: { message: { content: string; tool_calls: unknown[] }; finish_reason: string }[]; usage: { prompt_tokens: number } };
+    expect(response.status).toBe(200);
+    expect(body.object).toBe("chat.completion");
+    expect(body.choices[0]!.message.content).toBe("plain");
+    expect(body.choices[0]!.message.tool_calls).toEqual([{ id: "call_x", type: "function", function: { name: "list_files", arguments: "{}" } }]);
+    expect(body.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(body.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it("answers a non-streaming Messages request with one message", async () => {
+    server.enqueue({ text: "hello", usage: { inputTokens: 7, outputTokens: 2 } });
+    const response = await post("/v1/messages", { model: "claude", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ type: "message", role: "assistant", content: [{ type: "text", text: "hello" }], stop_reason: "end_turn", usage: { input_tokens: 7, output_tokens: 2 } });
+  });
+
+  it("streams Chat Completions as data: chunks ending with [DONE], usage only when asked", async () => {
+    server.enqueue({ text: "abcdefghij", textChunkSize: 4, usage: { inputTokens: 3, outputTokens: 4 } });
+    const text = await (await post("/v1/chat/completions", { model: "m", stream: true, stream_options: { include_usage: true }, messages: [] })).text();
+    const events = text.split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice("data: ".length)) as { choices: { delta: { content?: string } }[]; usage: unknown });
+    expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("abcdefghij");
+    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
+    expect(chunks.at(-1)!.choices).toEqual([]);
+  });
+
+  it("streams Messages as named events in the documented order", async () => {
+    server.enqueue({ text: "hi", toolCalls: [{ id: "toolu_1", name: "read_file", arguments: { path: "a" } }] });
+    const text = await (await post("/v1/messages", { model: "c", max_tokens: 5, stream: true, messages: [{ role: "user", content: "x" }] })).text();
+    const names = text.split("\n\n").filter(Boolean).map((event) => event.split("\n")[0]);
+    expect(names[0]).toBe("event: message_start");
+    expect(names).toContain("event: content_block_start");
+    expect(names).toContain("event: content_block_delta");
+    expect(names.slice(-2)).toEqual(["event: message_delta", "event: message_stop"]);
+    expect(text).toContain('"type":"input_json_delta"');
+    expect(text).toContain('"stop_reason":"tool_use"');
+  });
+
+  it("lets a responder script a conversation from the tool results it receives, in either wire format", async () => {
+    server.script((request) => {
+      const result = lastToolResult(request);
+      if (!result) return { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] };
+      if (result.toolName === "read_file") return { toolCalls: [{ name: "write_file", arguments: { path: "summary.txt", content: result.content.toUpperCase() } }] };
+      return { text: "all done" };
+    });
+    try {
+      const anthropicTurn = await post("/v1/messages", {
+        model: "c",
+        max_tokens: 5,
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: [{ type: "tool_use", id: "toolu_9", name: "read_file", input: { path: "notes.txt" } }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_9", content: "buy milk" }] },
+        ],
+      });
+      const body = (await anthropicTurn.json()) as { content: { type: string; name: string; input: Record<string, string> }[] };
+      expect(body.content[0]).toMatchObject({ type: "tool_use", name: "write_file", input: { path: "summary.txt", content: "BUY MILK" } });
+      const openaiTurn = await post("/v1/chat/completions", {
+        model: "m",
+        messages: [
+          { role: "user", content: "go" },
+          { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "write_file", arguments: "{}" } }] },
+          { role: "tool", tool_call_id: "c1", content: "ok" },
+        ],
+      });
+      expect(((await openaiTurn.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe("all done");
+    } finally {
+      server.script(undefined);
+    }
+  });
+
+  it("answers an unscripted request with a non-retryable 400 that says why", async () => {
+    const response = await post("/v1/chat/completions", { model: "m", messages: [] });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("no scripted response");
+  });
+
+  it("serves hundreds of concurrent streaming requests without artificial delay", async () => {
+    server.script(() => ({ text: "a short streamed answer", toolCalls: [{ name: "read_file", arguments: { path: "x" } }] }));
+    try {
+      const started = Date.now();
+      const total = 400;
+      let completed = 0;
+      const worker = async () => {
+        while (completed < total) {
+          completed += 1;
+          const response = await post("/v1/chat/completions", { model: "m", stream: true, messages: [{ role: "user", content: "hi" }] });
+          expect((await response.text()).endsWith("data: [DONE]\n\n")).toBe(true);
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, worker));
+      const perSecond = total / ((Date.now() - started) / 1000);
+      // A loose floor: test machines are shared and fetch is the bottleneck here (a bare node:http
+      // server measures the same); it catches an accidental per-request delay, not a slow machine.
+      expect(perSecond).toBeGreaterThan(50);
+    } finally {
+      server.script(undefined);
+    }
+  });
+});
