@@ -3,6 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NotFoundError } from "@agentq/core/errors/agentq-error";
+import { createWorkspace as createWorkspaceInStore, getWorkspace, listWorkspaces } from "@agentq/core/workspaces/workspace-store";
 import { rawRequest, requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 
 let api: TestApi;
@@ -218,5 +220,23 @@ describe("registering an existing directory (admin, FILE_ROOTS)", () => {
     const response = await requestJson(`${api.url}/api/workspaces`, { token: alice.token, body: { name: "x", path: fileRoot } });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe("forbidden");
+  });
+});
+
+describe("workspace store", () => {
+  it("scopes every lookup by the owner", async () => {
+    const workspace = await createWorkspace(alice.token, "scoped");
+    await expect(getWorkspace(api.prisma, bob.id, workspace.id)).rejects.toBeInstanceOf(NotFoundError);
+    expect((await getWorkspace(api.prisma, alice.id, workspace.id)).name).toBe("scoped");
+    expect((await listWorkspaces(api.prisma, bob.id)).map((item) => item.id)).not.toContain(workspace.id);
+  });
+
+  it("removes the new directory when the database refuses the workspace", async () => {
+    const workspacesRoot = await realpath(api.config.workspacesRoot);
+    const before = (await readdir(workspacesRoot)).sort();
+    await expect(
+      createWorkspaceInStore(api.prisma, "usr_that_does_not_exist", { name: "orphan" }, { workspacesRoot }),
+    ).rejects.toThrow();
+    expect((await readdir(workspacesRoot)).sort()).toEqual(before);
   });
 });

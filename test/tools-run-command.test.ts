@@ -90,6 +90,12 @@ describe("run_command", () => {
     expect(result.data?.exit_code).toBe(3);
   });
 
+  it("treats a command that starts with a dash as a command, not as a bash option", async () => {
+    const result = await tool().execute({ command: "-x" }, context());
+    expect(result.data?.exit_code).toBe(127);
+    expect(textOf(result)).toContain("-x: command not found");
+  });
+
   it("runs in the workspace root", async () => {
     const result = await tool().execute({ command: "pwd; cat marker.txt" }, context());
     expect(textOf(result)).toContain(`${workspaceRoot}\nin the workspace\n`);

@@ -24,6 +24,12 @@ export interface FakeProviderResponse {
   stallMs?: number;
   /** Destroy the connection after `stallAfterEvents` events instead of stalling (a crashed server). */
   hangUp?: boolean;
+  /**
+   * Send an in-stream error event after `afterEvents` events, then end the stream, as providers do
+   * when a generation fails mid-way (Anthropic `event: error` with `overloaded_error`; OpenAI-compatible
+   * servers a `data: {"error": ...}` line). Type defaults to `overloaded_error` / `server_error`.
+   */
+  streamError?: { afterEvents: number; type?: string; message?: string };
   /** Characters per text delta. Default 8: several deltas for short texts, cheap for long ones. */
   textChunkSize?: number;
   /** Characters per arguments fragment. Default 8, so any real arguments arrive in several chunks. */

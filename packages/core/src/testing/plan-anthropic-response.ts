@@ -71,5 +71,9 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
   }
   parts.push(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: response.omitUsage ? 0 : usage.outputTokens } }));
   parts.push(event("message_stop", {}));
+  if (response.streamError) {
+    const error = { type: response.streamError.type ?? "overloaded_error", message: response.streamError.message ?? "Overloaded" };
+    parts.splice(response.streamError.afterEvents, parts.length, event("error", { error }));
+  }
   return { status: 200, headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", connection: "keep-alive" }, parts };
 }

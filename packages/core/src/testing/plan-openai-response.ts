@@ -58,5 +58,9 @@ export function planOpenAIResponse(request: FakeProviderRequest, response: FakeP
     parts.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake", choices: [], usage: usageBody })}\n\n`);
   }
   parts.push("data: [DONE]\n\n");
+  if (response.streamError) {
+    const error = { message: response.streamError.message ?? "fake provider failed mid-stream", type: response.streamError.type ?? "server_error", param: null, code: null };
+    parts.splice(response.streamError.afterEvents, parts.length, `data: ${JSON.stringify({ error })}\n\n`);
+  }
   return { status: 200, headers: SSE_HEADERS, parts };
 }

@@ -103,6 +103,24 @@ describe("createAnthropicModelClient", () => {
     expect(statuses).toEqual([429, 529]);
   });
 
+  it("retries an overloaded_error sent inside the stream before any text", async () => {
+    server.enqueue({ text: "never seen", streamError: { afterEvents: 1 } }, { text: "second try" });
+    const deltas: string[] = [];
+    const response = await client().complete(request({ onTextDelta: (text) => deltas.push(text) }));
+    expect(response.text).toBe("second try");
+    expect(deltas.join("")).toBe("second try");
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("does not retry an in-stream error after text was published", async () => {
+    server.enqueue({ text: "published text here", textChunkSize: 5, streamError: { afterEvents: 4, message: "Overloaded" } });
+    const error = await client().complete(request({ onTextDelta: () => {} })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as ModelProviderError).retryable).toBe(true);
+    expect((error as ModelProviderError).message).toContain("Overloaded");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("does not retry a 400", async () => {
     server.enqueue({ error: { status: 400, message: "messages: roles must alternate" } });
     const error = await client().complete(request()).catch((caught: unknown) => caught);

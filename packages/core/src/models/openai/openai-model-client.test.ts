@@ -138,6 +138,14 @@ describe("createOpenAIModelClient", () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
+  it("measures inactivity between chunks, not the whole response time", async () => {
+    server.enqueue({ text: "slow but steady stream", textChunkSize: 4, chunkDelayMs: 60 });
+    const started = Date.now();
+    const response = await client().complete(request({ inactivityTimeoutMs: 400 }));
+    expect(response.text).toBe("slow but steady stream");
+    expect(Date.now() - started).toBeGreaterThan(400);
+  });
+
   it("times out a server that never sends its headers", async () => {
     server.enqueue({ text: "late", delayMs: 60_000 });
     const error = await client({ maxRetries: 0 }).complete(request({ inactivityTimeoutMs: 150 })).catch((caught: unknown) => caught);

@@ -1,0 +1,265 @@
+// A whole agentq for end-to-end tests: the real API (HTTP + WebSocket), real workers (in this process
+// or as child processes), the fake provider server speaking the OpenAI wire format, real Postgres and
+// Redis. Runs are scripted through their input (see packages/core/src/testing/scenario-responder.ts).
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { pino } from "pino";
+import WebSocket from "ws";
+import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
+import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
+import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
+import { startRunWorker, type RunWorker } from "../../apps/worker/src/run-worker.ts";
+import type { ApiConfig } from "../../apps/api/src/config.ts";
+import { createTestRedis, deleteKeysWithPrefix } from "./redis.ts";
+import { startTestApi, type TestApi } from "./test-api.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface TestStackOptions {
+  /** In-process workers started with the stack. Default 1. */
+  workers?: number;
+  api?: Partial<ApiConfig>;
+  worker?: Partial<WorkerConfig>;
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface RunEvent {
+  seq: number;
+  type: string;
+  at: string;
+  data: Record<string, any>;
+}
+
+export class TestStack {
+  readonly api: TestApi;
+  readonly provider: FakeProviderServer;
+  readonly workers: RunWorker[] = [];
+  readonly processes: ChildProcess[] = [];
+  readonly workerConfig: WorkerConfig;
+
+  constructor(api: TestApi, provider: FakeProviderServer, workerConfig: WorkerConfig) {
+    this.api = api;
+    this.provider = provider;
+    this.workerConfig = workerConfig;
+  }
+
+  get url(): string {
+    return this.api.url;
+  }
+
+  get prisma() {
+    return this.api.prisma;
+  }
+
+  async request<T = any>(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${options.token ?? this.api.adminToken}`,
+        ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+        ...options.headers,
+      },
+      body: options.body !== undefined ? JSON.stringify(options.body) : undefined,
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON (SSE)
+    }
+    return { status: response.status, body: body as T, headers: response.headers };
+  }
+
+  async createUser(name: string): Promise<{ id: string; token: string }> {
+    const result = await this.request("POST", "/api/users", { body: { name } });
+    if (result.status !== 201) throw new Error(`creating a user failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body;
+  }
+
+  async createWorkspace(token?: string): Promise<string> {
+    const result = await this.request("POST", "/api/workspaces", { token, body: { name: "ws" } });
+    if (result.status !== 201) throw new Error(`creating a workspace failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body.id;
+  }
+
+  async putFile(workspaceId: string, path: string, content: string, token?: string): Promise<void> {
+    const result = await this.request("PUT", `/api/workspaces/${workspaceId}/files/${path}`, { token, body: { content } });
+    if (result.status !== 200) throw new Error(`writing a file failed: ${result.status} ${JSON.stringify(result.body)}`);
+  }
+
+  async createChat(options: { workspaceId?: string; token?: string } = {}): Promise<string> {
+    const result = await this.request("POST", "/api/chats", { token: options.token, body: options.workspaceId ? { workspace_id: options.workspaceId } : {} });
+    if (result.status !== 201) throw new Error(`creating a chat failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body.id;
+  }
+
+  async startRun(chatId: string, body: Record<string, unknown>, token?: string): Promise<HttpResult> {
+    return this.request("POST", `/api/chats/${chatId}/runs`, { token, body: { model: "fake-model", ...body } });
+  }
+
+  async run(chatId: string, body: Record<string, unknown>, token?: string): Promise<string> {
+    const result = await this.startRun(chatId, body, token);
+    if (result.status !== 202) throw new Error(`starting a run failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body.id;
+  }
+
+  async getRun(runId: string, token?: string): Promise<any> {
+    return (await this.request("GET", `/api/runs/${runId}`, { token })).body;
+  }
+
+  async events(runId: string, after = 0, token?: string): Promise<RunEvent[]> {
+    const result = await this.request("GET", `/api/runs/${runId}/events?after=${after}`, { token });
+    if (result.status !== 200) throw new Error(`reading events failed: ${result.status} ${JSON.stringify(result.body)}`);
+    return result.body.events;
+  }
+
+  /** Waits until the run's status satisfies `predicate` (default: finished). */
+  async waitForRun(runId: string, predicate: (run: any) => boolean = (run) => ["completed", "failed", "cancelled"].includes(run.status), timeoutMs = 20_000, token?: string): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    let run: any;
+    while (Date.now() < deadline) {
+      run = await this.getRun(runId, token);
+      if (predicate(run)) return run;
+      await sleep(50);
+    }
+    throw new Error(`run ${runId} did not reach the expected state in ${timeoutMs} ms; last: ${JSON.stringify(run)}`);
+  }
+
+  async waitForEvent(runId: string, predicate: (event: RunEvent) => boolean, timeoutMs = 20_000, token?: string): Promise<RunEvent> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = (await this.events(runId, 0, token)).find(predicate);
+      if (found) return found;
+      await sleep(50);
+    }
+    throw new Error(`run ${runId}: no matching event in ${timeoutMs} ms; events: ${JSON.stringify((await this.events(runId, 0, token)).map((event) => event.type))}`);
+  }
+
+  async startWorker(overrides: Partial<WorkerConfig> = {}): Promise<RunWorker> {
+    const worker = await startRunWorker({
+      config: { ...this.workerConfig, ...overrides },
+      logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
+      processEnvironment: process.env,
+    });
+    this.workers.push(worker);
+    return worker;
+  }
+
+  /** A worker as a child process (`npm run start:worker`), for crash and signal tests. */
+  spawnWorker(environment: Record<string, string> = {}): ChildProcess {
+    const config = this.workerConfig;
+    const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? "/root",
+        DATABASE_URL: config.databaseUrl,
+        REDIS_URL: config.redisUrl,
+        QUEUE_PREFIX: config.queuePrefix,
+        OPENAI_BASE_URL: config.openaiBaseUrl,
+        WORKSPACES_ROOT: config.workspacesRoot,
+        RUN_LEASE_MS: String(config.leaseMs),
+        RECONCILE_INTERVAL_MS: String(config.reconcileIntervalMs),
+        JOB_LOCK_MS: String(config.jobLockMs),
+        SHUTDOWN_GRACE_MS: String(config.shutdownGraceMs),
+        LOG_LEVEL: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "warn",
+        ...environment,
+      },
+      stdio: ["ignore", process.env.AGENTQ_TEST_LOGS === "1" ? "inherit" : "ignore", "inherit"],
+    });
+    this.processes.push(child);
+    return child;
+  }
+
+  /** A WebSocket client of /api/ws collecting every message it receives. */
+  async connectWebSocket(token?: string): Promise<TestSocket> {
+    const socket = new WebSocket(`${this.url.replace("http", "ws")}/api/ws?token=${encodeURIComponent(token ?? this.api.adminToken)}`);
+    const client = new TestSocket(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once("open", () => resolve());
+      socket.once("error", reject);
+      socket.once("unexpected-response", (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
+    });
+    return client;
+  }
+
+  async close(): Promise<void> {
+    for (const child of this.processes) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined)));
+    await this.api.close();
+    await this.provider.close();
+    const redis = createTestRedis();
+    await deleteKeysWithPrefix(redis, this.workerConfig.queuePrefix).catch(() => undefined);
+    await redis.quit();
+  }
+}
+
+export class TestSocket {
+  readonly socket: WebSocket;
+  readonly messages: any[] = [];
+
+  constructor(socket: WebSocket) {
+    this.socket = socket;
+    socket.on("message", (data) => this.messages.push(JSON.parse(data.toString())));
+  }
+
+  send(message: unknown): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  events(runId: string): RunEvent[] {
+    return this.messages.filter((message) => message.type === "event" && message.run_id === runId).map((message) => message.event);
+  }
+
+  async waitFor(predicate: (messages: any[]) => boolean, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!predicate(this.messages)) {
+      if (Date.now() > deadline) throw new Error(`websocket: condition not met in ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((message) => message.type + ":" + (message.event?.type ?? "")))}`);
+      await sleep(20);
+    }
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
+  const provider = await startFakeProviderServer({ respond: scenarioResponder });
+  const api = await startTestApi({ config: { openaiBaseUrl: provider.openaiBaseURL, defaultModel: "fake-model", ...options.api } });
+  const workerConfig: WorkerConfig = {
+    ...parseWorkerConfig({}),
+    databaseUrl: api.config.databaseUrl,
+    redisUrl: api.config.redisUrl,
+    queuePrefix: api.config.queuePrefix,
+    openaiBaseUrl: provider.openaiBaseURL,
+    workspacesRoot: api.config.workspacesRoot,
+    concurrency: 20,
+    leaseMs: 3000,
+    reconcileIntervalMs: 1000,
+    jobLockMs: 5000,
+    shutdownGraceMs: 5000,
+    logLevel: "silent",
+    ...options.worker,
+  };
+  const stack = new TestStack(api, provider, workerConfig);
+  for (let index = 0; index < (options.workers ?? 1); index += 1) await stack.startWorker();
+  return stack;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Asserts what API.md promises of every event list: seq 1, 2, 3... with no gap and no repeat. */
+export function expectContiguous(events: readonly RunEvent[], from = 1): void {
+  events.forEach((event, index) => {
+    if (event.seq !== from + index) throw new Error(`events are not contiguous at index ${index}: ${events.map((candidate) => candidate.seq).join(",")}`);
+  });
+}
