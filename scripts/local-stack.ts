@@ -1,0 +1,164 @@
+// A real agentq on this machine for the benchmark and the demo: a fresh database, the API and one
+// worker as separate processes (as users run them), and the fake provider server in this process.
+// Everything on 127.0.0.1; everything it creates (database, Redis keys, workspaces) is removed by close().
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { Redis } from "ioredis";
+import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
+import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
+import { runMigrations } from "./migrate.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+
+
+export interface LocalStack {
+  url: string;
+  token: string;
+  databaseName: string;
+  databaseUrl: string;
+  /** The server's maintenance database, for statistics. */
+  adminUrl: string;
+  queuePrefix: string;
+  provider: FakeProviderServer;
+  api: ChildProcess;
+  worker: ChildProcess;
+  redis: Redis;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export interface LocalStackOptions {
+  /** Names the database (`agentq_<name>_<random>`) and the queue prefix. */
+  name: string;
+  workerConcurrency: number;
+  /** Server of the throwaway database; its `postgres` database is used to create and drop it. Default the local one. */
+  postgresUrl?: string;
+  redisUrl?: string;
+  logLevel?: string;
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const suffix = randomBytes(4).toString("hex");
+  const server = new URL(options.postgresUrl ?? "postgresql://postgres@127.0.0.1:5432/postgres");
+  const databaseName = `agentq_${options.name}_${suffix}`;
+  const adminUrl = new URL(server);
+  adminUrl.pathname = "/postgres";
+  const databaseUrl = new URL(server);
+  databaseUrl.pathname = `/${databaseName}`;
+  const REDIS_URL = options.redisUrl ?? "redis://127.0.0.1:6379";
+  await runMigrations({ DATABASE_URL: databaseUrl.toString() });
+  const provider = await startFakeProviderServer({ respond: scenarioResponder, recordLimit: 10 });
+  const workspacesRoot = await mkdtemp(join(tmpdir(), "agentq-bench-"));
+  const port = await freePort();
+  const token = `aq_bench_${randomBytes(16).toString("hex")}`;
+  const queuePrefix = `agentq-${options.name}-${suffix}`;
+  const environment = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "/root",
+    DATABASE_URL: databaseUrl.toString(),
+    REDIS_URL,
+    QUEUE_PREFIX: queuePrefix,
+    OPENAI_BASE_URL: provider.openaiBaseURL,
+    DEFAULT_MODEL: "fake-model",
+    WORKSPACES_ROOT: workspacesRoot,
+    ADMIN_TOKEN: token,
+    LOG_LEVEL: options.logLevel ?? "warn",
+    PORT: String(port),
+    WORKER_CONCURRENCY: String(options.workerConcurrency),
+  };
+  const start = (entry: string) =>
+    spawn(process.execPath, ["--import", "tsx", entry], { cwd: ROOT, env: environment, stdio: ["ignore", "ignore", "inherit"] });
+  const api = start("apps/api/src/main.ts");
+  const worker = start("apps/worker/src/main.ts");
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(`${url}/readyz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error("the API did not become ready in 60 s");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  // The worker warms its tokenizer at boot; give it a moment so the first runs do not measure that.
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const redis = new Redis(REDIS_URL);
+  return {
+    url,
+    token,
+    databaseName,
+    databaseUrl: databaseUrl.toString(),
+    adminUrl: adminUrl.toString(),
+    queuePrefix,
+    provider,
+    api,
+    worker,
+    redis,
+    async close() {
+      for (const child of [api, worker]) child.kill("SIGTERM");
+      await Promise.all([api, worker].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+      await provider.close();
+      let cursor = "0";
+      do {
+        const [next, keys] = await redis.scan(cursor, "MATCH", `${queuePrefix}*`, "COUNT", 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.unlink(...keys);
+      } while (cursor !== "0");
+      await redis.quit();
+      const admin = new pg.Client({ connectionString: adminUrl.toString() });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS "${databaseName}" WITH (FORCE)`);
+      await admin.end();
+      await rm(workspacesRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Peak resident memory of a process (VmHWM), in MiB. */
+export function peakRssMb(child: ChildProcess): number | null {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? Math.round(Number(match[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Committed transactions of the bench database so far (pg_stat_database). */
+export async function committedTransactions(stack: Pick<LocalStack, "adminUrl" | "databaseName">): Promise<number> {
+  const databaseName = stack.databaseName;
+  const admin = new pg.Client({ connectionString: stack.adminUrl });
+  await admin.connect();
+  try {
+    const result = await admin.query<{ xact_commit: string }>("SELECT xact_commit FROM pg_stat_database WHERE datname = $1", [databaseName]);
+    return Number(result.rows[0]?.xact_commit ?? 0);
+  } finally {
+    await admin.end();
+  }
+}
+
+export function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index]!;
+}
