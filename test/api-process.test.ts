@@ -50,7 +50,8 @@ function startApiProcess(environment: Record<string, string>): { child: ApiProce
   return { child, lines, stderr: () => stderr };
 }
 
-async function waitForLine(lines: string[], matches: (entry: any) => boolean, what: string, timeoutMs = 20_000): Promise<any> {
+/** Generous: tsx compiles the API on start, which takes seconds on a loaded machine. */
+async function waitForLine(lines: string[], matches: (entry: any) => boolean, what: string, timeoutMs = 45_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     for (const line of lines) {
@@ -61,12 +62,12 @@ async function waitForLine(lines: string[], matches: (entry: any) => boolean, wh
         // not a JSON line
       }
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got:\n${lines.join("\n")}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stdout so far:\n${lines.join("\n")}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
 
-async function exitCode(child: ApiProcess, timeoutMs = 20_000): Promise<number | null> {
+async function exitCode(child: ApiProcess, timeoutMs = 45_000): Promise<number | null> {
   if (child.exitCode !== null) return child.exitCode;
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const [code] = (await once(child, "exit")) as [number | null];
@@ -75,14 +76,14 @@ async function exitCode(child: ApiProcess, timeoutMs = 20_000): Promise<number |
 }
 
 describe("the API process (npm run start:api)", () => {
-  it("exits 1 naming the variable when the environment has a bad value", async () => {
+  it("exits 1 naming the variable when the environment has a bad value", { timeout: 60_000 }, async () => {
     const { child, stderr } = startApiProcess({ PORT: "not-a-port", DATABASE_URL: database.url });
     expect(await exitCode(child)).toBe(1);
     expect(stderr()).toContain("PORT");
   });
 
-  it("on SIGTERM stops accepting, finishes the in-flight request, and exits 0", async () => {
-    const { child, lines } = startApiProcess({
+  it("on SIGTERM stops accepting, finishes the in-flight request, and exits 0", { timeout: 120_000 }, async () => {
+    const { child, lines, stderr } = startApiProcess({
       DATABASE_URL: database.url,
       REDIS_URL: TEST_REDIS_URL,
       PORT: "0",
@@ -92,7 +93,12 @@ describe("the API process (npm run start:api)", () => {
       LOG_LEVEL: "debug",
     });
     try {
-      const listening = await waitForLine(lines, (entry) => typeof entry.port === "number" && /listening/.test(entry.msg), "the listening line");
+      const listening = await Promise.race([
+        waitForLine(lines, (entry) => typeof entry.port === "number" && /listening/.test(entry.msg), "the listening line"),
+        once(child, "exit").then(([code]) => {
+          throw new Error(`the API exited with ${String(code)} before listening: ${stderr()}`);
+        }),
+      ]);
       const port: number = listening.port;
       const created = await fetch(`http://127.0.0.1:${port}/api/workspaces`, {
         method: "POST",

@@ -95,16 +95,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 }
 
 async function templateDatabaseName(): Promise<string> {
+  // Imported lazily: global-setup.ts imports this module too, and there `vitest` is not a test runtime.
+  const provided = await import("vitest").then(
+    ({ inject }) => inject("agentqTemplateDatabase"),
+    () => undefined,
+  ).catch(() => undefined);
+  if (provided !== undefined && provided !== "") return provided;
+  // A process a test spawned (no vitest runtime) inherits the name through the environment.
   const fromEnvironment = process.env[TEMPLATE_DATABASE_ENV];
   if (fromEnvironment !== undefined && fromEnvironment !== "") return fromEnvironment;
-  // Imported lazily: global-setup.ts imports this module too, and there `vitest` is not a test runtime.
-  const { inject } = await import("vitest");
-  const provided = inject("agentqTemplateDatabase");
-  if (provided === undefined) {
-    throw new Error(
-      "no template database: run the tests through vitest with test/support/global-setup.ts as globalSetup " +
-        `(vitest.config.ts), or set ${TEMPLATE_DATABASE_ENV}`,
-    );
-  }
-  return provided;
+  throw new Error(
+    "no template database: run the tests through vitest with test/support/global-setup.ts as globalSetup " +
+      `(vitest.config.ts), or set ${TEMPLATE_DATABASE_ENV}`,
+  );
 }

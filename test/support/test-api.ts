@@ -8,7 +8,7 @@ import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
 import { startApiServer, type ApiServer, type StartApiServerOverrides } from "../../apps/api/src/server.ts";
 import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
-import { TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
+import { deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
 
 export const TEST_ADMIN_TOKEN = "aq_test-admin-token-0123456789abcdefghijklmnop";
 
@@ -31,7 +31,7 @@ export interface TestApi {
   database: TestDatabase;
   /** Every log line the server wrote, as JSON text (set AGENTQ_TEST_LOGS=1 to also see them on stderr). */
   logs: string[];
-  /** Stops the server, drops the database (unless given) and removes the workspaces directory. */
+  /** Deletes the queue prefix's Redis keys, stops the server, drops the database (unless given), removes the workspaces directory. */
   close(): Promise<void>;
 }
 
@@ -72,6 +72,9 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     database,
     logs,
     async close() {
+      const redis = server.dependencies.redis;
+      // Keys this API created under its random prefix (none when that Redis is down: nothing to do).
+      if (redis.status === "ready") await deleteKeysWithPrefix(redis, config.queuePrefix).catch(() => undefined);
       await server.close();
       await prisma.$disconnect();
       if (options.database === undefined) await database.drop();

@@ -38,3 +38,14 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     );
   });
 }
+
+// A bug that escapes every handler leaves the process in an unknown state: log it and exit so the
+// supervisor restarts a clean one.
+process.on("uncaughtException", (error) => {
+  logger.fatal({ err: error }, "uncaught exception; exiting");
+  process.exit(1);
+});
+process.on("unhandledRejection", (reason) => {
+  logger.fatal({ err: reason }, "unhandled promise rejection; exiting");
+  process.exit(1);
+});

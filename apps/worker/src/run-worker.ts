@@ -4,6 +4,7 @@ import { DelayedError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import { systemClock } from "@agentq/core/clock";
 import { generateId } from "@agentq/core/ids";
+import { warmUpTokenizer } from "@agentq/core/models/count-tokens";
 import { executeRun } from "@agentq/core/runs/execute-run";
 import { RunAbort } from "@agentq/core/runs/run-abort";
 import { acquireRun, renewLease, type RunLease } from "@agentq/core/runs/run-lease";
@@ -63,6 +64,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-control-${workerId}` });
   for (const connection of [commands, blocking, subscriber]) connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
+  // Loading the tokenizer's ranks takes seconds: pay it at boot, not in a run's first round.
+  warmUpTokenizer();
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   const publisher = createRedisRunEventPublisher(commands, config.queuePrefix);
   const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });

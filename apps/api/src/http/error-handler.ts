@@ -58,8 +58,10 @@ export function errorHandler(): ErrorRequestHandler {
     // Unmapped failures never leak internals: a generic message and the request id.
     const known = mapped !== undefined && mappedStatus !== undefined ? mapped : new InternalError(String(request.id));
     const status = mappedStatus ?? 500;
+    // A server-side failure's details may name internals (paths, hosts): the client gets the request id only.
+    const details = status >= 500 && status !== 503 ? { request_id: String(request.id) } : known.details;
     response.status(status).json({
-      error: { code: known.code, message: known.message, ...(known.details === undefined ? {} : { details: known.details }) },
+      error: { code: known.code, message: known.message, ...(details === undefined ? {} : { details }) },
     });
   };
 }

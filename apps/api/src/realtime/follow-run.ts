@@ -1,5 +1,6 @@
 import type { RunEventRecord } from "@agentq/core/events/run-event";
 import { listRunEvents } from "@agentq/core/runs/run-queries";
+import { isTerminal } from "@agentq/core/runs/run-status";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { RunSubscriptionHub } from "./run-subscription-hub.ts";
 
@@ -62,7 +63,21 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     catchingUp = catchingUp.then(work).catch(() => undefined);
     return catchingUp;
   };
-  const catchUp = () => enqueue(fetchMissing);
+  /**
+   * A client that has already seen a finished run's last event (an SSE reconnect with its final
+   * Last-Event-ID) gets no terminal event to end on: without this check its stream would stay open,
+   * and its subscription held, forever.
+   */
+  const endIfAlreadyFinished = async () => {
+    if (stopped || ended) return;
+    const run = await options.prisma.run.findUnique({ where: { id: options.runId }, select: { status: true, lastEventSeq: true } });
+    if (!run || (isTerminal(run.status) && run.lastEventSeq <= lastSeq)) end();
+  };
+  const catchUp = () =>
+    enqueue(async () => {
+      await fetchMissing();
+      await endIfAlreadyFinished();
+    });
   const schedulePoll = () => {
     if (poll) clearTimeout(poll);
     if (!stopped) poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);

@@ -66,6 +66,12 @@ function refuse(socket: Duplex, status: number, reason: string): void {
 
 function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
   const followers = new Map<string, { stop(): void }>();
+  /**
+   * The subscription of each run that is current. Subscribing takes a few awaits, so a newer
+   * subscribe or an unsubscribe of the same run can arrive meanwhile; a superseded subscription
+   * sends nothing more and is stopped, or one run would be followed twice (events repeated).
+   */
+  const current = new Map<string, symbol>();
   alive.set(ws, true);
   ws.on("pong", () => alive.set(ws, true));
   const send = (message: unknown) => {
@@ -87,34 +93,49 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
     const message = parsed.data;
     followers.get(message.run_id)?.stop();
     followers.delete(message.run_id);
+    current.delete(message.run_id);
     if (message.type === "unsubscribe") return;
-    void subscribe(message.run_id, message.after ?? 0);
+    const subscription = Symbol(message.run_id);
+    current.set(message.run_id, subscription);
+    void subscribe(message.run_id, message.after ?? 0, subscription);
   });
 
-  const subscribe = async (runId: string, after: number) => {
+  const subscribe = async (runId: string, after: number, subscription: symbol) => {
+    const isCurrent = () => current.get(runId) === subscription && ws.readyState === ws.OPEN;
     try {
       await requireOwnRun(dependencies.prisma, user.id, runId);
     } catch {
-      send({ type: "error", code: "not_found", run_id: runId });
+      if (isCurrent()) send({ type: "error", code: "not_found", run_id: runId });
+      if (current.get(runId) === subscription) current.delete(runId);
       return;
     }
+    if (!isCurrent()) return;
+    let ended = false;
     const follower = await followRun({
       prisma: dependencies.prisma,
       hub: dependencies.runs.hub,
       runId,
       after,
-      onEvent: (event) => send({ type: "event", run_id: runId, event }),
-      onDelta: (text) => {
-        if (ws.bufferedAmount < DELTA_BACKPRESSURE_BYTES) send({ type: "delta", run_id: runId, text });
+      onEvent: (event) => {
+        if (isCurrent()) send({ type: "event", run_id: runId, event });
       },
-      onEnd: () => followers.delete(runId),
+      onDelta: (text) => {
+        if (isCurrent() && ws.bufferedAmount < DELTA_BACKPRESSURE_BYTES) send({ type: "delta", run_id: runId, text });
+      },
+      onEnd: () => {
+        ended = true;
+        if (current.get(runId) !== subscription) return;
+        followers.delete(runId);
+        current.delete(runId);
+      },
     });
-    if (ws.readyState !== ws.OPEN) follower.stop();
+    if (ended || !isCurrent()) follower.stop();
     else followers.set(runId, follower);
   };
 
   ws.on("close", () => {
     for (const follower of followers.values()) follower.stop();
     followers.clear();
+    current.clear();
   });
 }

@@ -43,7 +43,9 @@ export function toModelProviderError(error: unknown, context: ProviderErrorConte
 
   const retryable = status === undefined ? errorType === undefined || RETRYABLE_ERROR_TYPES.has(errorType) : status === 429 || status >= 500;
   const prefix = status === undefined ? `the ${context.provider} model provider failed` : `the ${context.provider} model provider answered ${status}`;
-  return new ModelProviderError(`${prefix}: ${providerMessage}`, {
+  // A 404 for the whole endpoint is nearly always a wrong base URL (Ollama's without `/v1`, say): say which one.
+  const hint = status === 404 ? ` (is ${context.baseURL} the right base URL?)` : "";
+  return new ModelProviderError(`${prefix}: ${providerMessage}${hint}`, {
     retryable,
     ...(status === undefined ? {} : { status }),
     details,

@@ -68,8 +68,10 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
     const approval = await tx.approval.findFirst({ where: { id: input.approvalId, userId: input.userId } });
     if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
     const run = await tx.run.findUniqueOrThrow({ where: { id: approval.runId }, select: { status: true, chat: { select: { workspace: { select: { rootPath: true } } } } } });
-    if (isTerminal(run.status) || approval.status === "cancelled") throw new RunFinishedError(approval.runId);
-    if (approval.status !== "pending") throw new ApprovalAlreadyDecidedError(approval.id);
+    // A decided approval stays "already decided" after its run finishes: a replayed click must not
+    // read as if the run had been cancelled under it.
+    if (approval.status === "allowed" || approval.status === "denied") throw new ApprovalAlreadyDecidedError(approval.id);
+    if (isTerminal(run.status) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
     const sealed = {
       id: approval.id,
       runId: approval.runId,
@@ -90,12 +92,14 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
     }
     if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
+    const allow = input.decision !== "deny";
     const rootPath = run.chat.workspace?.rootPath;
-    if (approval.targetPath && rootPath) {
+    // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
+    // leave the run parked with no way to say no but a cancel.
+    if (allow && approval.targetPath && rootPath) {
       const revision = await workspaceFileRevision(rootPath, approval.targetPath).catch(() => null);
       if (revision !== approval.targetRevision) throw new ApprovalStaleError(approval.id, approval.targetPath);
     }
-    const allow = input.decision !== "deny";
     let editedArguments: Record<string, unknown> | undefined;
     if (allow && input.arguments !== undefined) {
       const tool = dependencies.tools.get(approval.tool);

@@ -192,6 +192,14 @@ describe("createOpenAIModelClient", () => {
     expect((error as ModelProviderError).retryable).toBe(true);
   });
 
+  it("names the base URL when the endpoint answers 404 (a base URL missing /v1)", async () => {
+    const error = await createOpenAIModelClient({ baseURL: server.url, maxRetries: 0 }).complete(request()).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ModelProviderError);
+    expect((error as ModelProviderError).status).toBe(404);
+    expect((error as ModelProviderError).retryable).toBe(false);
+    expect((error as ModelProviderError).message).toContain(`is ${server.url} the right base URL?`);
+  });
+
   it("falls back to no stream_options on a server that rejects them, and estimates usage", async () => {
     const strict = await startFakeProviderServer({ rejectStreamOptions: true, respond: () => ({ text: "fine without usage" }) });
     try {

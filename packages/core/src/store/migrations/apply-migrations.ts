@@ -70,6 +70,9 @@ export async function applyMigrations(options: ApplyMigrationsOptions): Promise<
   }
 
   const client = new pg.Client({ connectionString: options.databaseUrl });
+  // A connection lost mid-run also rejects the pending query, which is where it is reported;
+  // without a listener the same 'error' event would crash the process instead.
+  client.on("error", () => undefined);
   await client.connect();
   try {
     await acquireLock(client, options.lockTimeoutMs ?? 300_000, target.database);

@@ -3,6 +3,7 @@ import {
   MigrationFailedPreviouslyError,
   MigrationMissingFromDirectoryError,
 } from "./migration-errors.ts";
+import { scriptMatchesChecksum } from "./migration-checksum.ts";
 import type { MigrationFile } from "./read-migrations.ts";
 
 /** A row of `_prisma_migrations`, as the planner needs it. */
@@ -55,7 +56,7 @@ export function planMigrations(
       pending.push(file);
       continue;
     }
-    if (record.checksum !== file.checksum) {
+    if (record.checksum !== file.checksum && !scriptMatchesChecksum(file.sql, record.checksum)) {
       throw new MigrationChecksumMismatchError(file.name, { recordedChecksum: record.checksum, fileChecksum: file.checksum });
     }
     alreadyApplied.push(file.name);

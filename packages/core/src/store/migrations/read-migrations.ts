@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { migrationChecksum } from "./migration-checksum.ts";
 import { MigrationsDirectoryError } from "./migration-errors.ts";
 
 /** One `<name>/migration.sql` of a Prisma migrations directory. */
@@ -48,7 +48,7 @@ export async function readMigrations(migrationsDirectory: string): Promise<Migra
         { migration: name, migrationsDirectory },
       );
     }
-    migrations.push({ name, sql: bytes.toString("utf8"), checksum: createHash("sha256").update(bytes).digest("hex") });
+    migrations.push({ name, sql: bytes.toString("utf8"), checksum: migrationChecksum(bytes) });
   }
   return migrations;
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { AgentqError } from "../../errors/agentq-error.ts";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tool-definition.ts";
-import { decodeBody, classifyContentType } from "./decode-body.ts";
-import { FetchFailedError, guardedHttpGet, type GuardedHttpResponse } from "./guarded-http-get.ts";
+import { classifyContentType, decodeBody } from "./decode-body.ts";
+import { FetchFailedError } from "./fetch-failed-error.ts";
+import { guardedHttpGet, type GuardedHttpResponse } from "./guarded-http-get.ts";
 import { htmlToReadableText } from "./html-to-readable-text.ts";
 import { systemHostResolver, type HostResolver } from "./ssrf/ssrf-guard.ts";
 import { parseWebFetchAllowList } from "./ssrf/web-fetch-allow-list.ts";

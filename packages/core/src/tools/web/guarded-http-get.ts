@@ -3,6 +3,7 @@ import https from "node:https";
 import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { AgentqError } from "../../errors/agentq-error.ts";
+import { FetchFailedError } from "./fetch-failed-error.ts";
 import { checkUrlBeforeConnect, createGuardedLookup, type HostResolver, type ResolvedAddress } from "./ssrf/ssrf-guard.ts";
 import type { WebFetchAllowEntry } from "./ssrf/web-fetch-allow-list.ts";
 
@@ -26,13 +27,6 @@ export interface GuardedHttpResponse {
   body: Buffer;
   truncated: boolean;
   redirects: number;
-}
-
-/** A fetch that failed for a reason other than the SSRF guard (network, redirects, encoding). */
-export class FetchFailedError extends AgentqError {
-  constructor(message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
-    super("fetch_failed", message, details, options);
-  }
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);

@@ -1,0 +1,171 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sealApproval } from "@agentq/core/policy/approval-seal";
+import { scenarioInput, type ScenarioStep } from "@agentq/core/testing/scenario-responder";
+import { startTestStack, type TestStack } from "./support/test-stack.ts";
+import { decide, fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
+
+/** A run parked on one call after reading the injected file; returns what the decision tests need. */
+async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?: string } = {}) {
+  const workspaceId = await stack.createWorkspace(options.token);
+  await stack.putFile(workspaceId, "notes.md", INJECTION, options.token);
+  const chatId = await stack.createChat({ workspaceId, token: options.token });
+  const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, next, { text: "finished" }]) }, options.token);
+  const run = await waitForParked(stack, runId, options.token);
+  expect(run.status).toBe("awaiting_approval");
+  return { workspaceId, chatId, runId, root: await workspaceRoot(stack, workspaceId), approvalId: run.pending_approvals[0].id as string };
+}
+
+function sealedFieldsOf(approval: any) {
+  return {
+    id: approval.id,
+    runId: approval.runId,
+    chatId: approval.chatId,
+    userId: approval.userId,
+    toolCallId: approval.toolCallId,
+    tool: approval.tool,
+    argumentsHash: approval.argumentsHash,
+    workspaceId: approval.workspaceId,
+    effects: approval.effects,
+    targetPath: approval.targetPath,
+    targetRevision: approval.targetRevision,
+    policyVersion: approval.policyVersion,
+    expiresAt: approval.expiresAt,
+  };
+}
+
+describe("deciding an approval", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("50 concurrent decisions on one approval: exactly one 202, the others 409, and the call runs once", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "echo ran >> count" } });
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, index) => decide(stack, approvalId, index % 2 === 0 ? "allow_task" : "allow_chat")));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 202)).toHaveLength(1);
+    const conflicts = responses.filter((response) => response.status !== 202);
+    expect(conflicts).toHaveLength(49);
+    for (const conflict of conflicts) expect([conflict.status, conflict.body.error.code]).toEqual([409, "approval_already_decided"]);
+
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
+    expect(await readFile(path.join(root, "count"), "utf8")).toBe("ran\n");
+    const events = await stack.events(runId);
+    expect(events.filter((event) => event.type === "approval.decided")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "tool.started" && event.data.tool === "run_command")).toHaveLength(1);
+    expect(await stack.prisma.grant.count({ where: { approvalId } })).toBe(1);
+
+    // A replay once the run has finished is still "already decided".
+    const replay = await decide(stack, approvalId, "allow_task");
+    expect([replay.status, replay.body.error.code]).toEqual([409, "approval_already_decided"]);
+    expect(await readFile(path.join(root, "count"), "utf8")).toBe("ran\n");
+  });
+
+  it("an expired approval is 410 approval_expired and nothing runs", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch pwned" } });
+    const secret = (await stack.prisma.systemSecret.findUniqueOrThrow({ where: { name: "approval_secret" } })).value;
+    const stored = await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    const expiresAt = new Date(Date.now() - 60_000);
+    await stack.prisma.approval.update({ where: { id: approvalId }, data: { expiresAt, seal: sealApproval(secret, { ...sealedFieldsOf(stored), expiresAt }) } });
+
+    const response = await decide(stack, approvalId, "allow_task");
+    expect(response.status).toBe(410);
+    expect(response.body.error.code).toBe("approval_expired");
+    const run = await stack.getRun(runId);
+    expect(run.status).toBe("awaiting_approval");
+    expect(await fileExists(root, "pwned")).toBe(false);
+    expect((await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+  });
+
+  it("a write approved after the target file changed is 409 approval_stale and the file keeps the newer content", async () => {
+    const { workspaceId, runId, approvalId } = await parkedRun(stack, { tool: "write_file", args: { path: "notes.md", content: "overwritten by the agent" } });
+    const stored = await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    expect(stored).toMatchObject({ tool: "write_file", targetPath: "notes.md", effects: ["write"] });
+    expect(stored.targetRevision).toEqual(expect.any(String));
+
+    await stack.putFile(workspaceId, "notes.md", "edited by a human meanwhile");
+    const response = await decide(stack, approvalId, "allow_task");
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe("approval_stale");
+    expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/notes.md`)).body.content).toBe("edited by a human meanwhile");
+    expect((await stack.getRun(runId)).status).toBe("awaiting_approval");
+    // A deny needs no file binding: the user may still refuse a stale call.
+    expect((await decide(stack, approvalId, "deny")).status).toBe(202);
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed" });
+    expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/notes.md`)).body.content).toBe("edited by a human meanwhile");
+  });
+
+  it("someone else's approval is 404 and stays pending", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch pwned" } });
+    const stranger = await stack.createUser("stranger");
+    const response = await decide(stack, approvalId, "allow_task", { token: stranger.token });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe("not_found");
+    expect((await stack.getRun(runId)).status).toBe("awaiting_approval");
+    expect((await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    expect(await fileExists(root, "pwned")).toBe(false);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+  });
+
+  it("a user's own approval is decidable by that user, not by the admin", async () => {
+    const owner = await stack.createUser("owner");
+    const { runId, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch mine" } }, { token: owner.token });
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(404);
+    expect((await decide(stack, approvalId, "allow_task", { token: owner.token })).status).toBe(202);
+    expect(await waitForFinished(stack, runId, owner.token)).toMatchObject({ status: "completed" });
+  });
+
+  it("a flipped bit in the stored seal makes the approval unknown (404) and nothing runs", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch pwned" } });
+    const stored = await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
+    const bytes = Buffer.from(stored.seal, "base64url");
+    bytes[0] = bytes[0]! ^ 0x01;
+    await stack.prisma.approval.update({ where: { id: approvalId }, data: { seal: bytes.toString("base64url") } });
+
+    const response = await decide(stack, approvalId, "allow_task");
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe("not_found");
+    expect((await stack.getRun(runId)).status).toBe("awaiting_approval");
+    expect((await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    expect(await fileExists(root, "pwned")).toBe(false);
+    expect((await stack.events(runId)).some((event) => event.type === "approval.decided")).toBe(false);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+  });
+
+  it("recorded arguments changed in the database make the approval unknown (404)", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "echo harmless" } });
+    await stack.prisma.approval.update({ where: { id: approvalId }, data: { arguments: { command: "touch pwned" } } });
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(404);
+    expect(await fileExists(root, "pwned")).toBe(false);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+  });
+
+  it("an unknown approval id is 404, a malformed decision 400", async () => {
+    const unknown = await decide(stack, "apr_doesnotexist0123456789", "allow_task");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("not_found");
+    const malformed = await stack.request("POST", "/api/approvals", { body: { tool_approval_id: "apr_x", tool_approval_decision: "maybe" } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe("invalid_request");
+  });
+
+  it("a decision on a cancelled run is 409 run_finished, and cancelling answered the pending call", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch pwned" } });
+    const cancelled = await stack.request("POST", `/api/runs/${runId}/cancel`);
+    expect(cancelled.status).toBe(202);
+    expect(cancelled.body.status).toBe("cancelled");
+    const response = await decide(stack, approvalId, "allow_task");
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe("run_finished");
+    expect(await fileExists(root, "pwned")).toBe(false);
+    expect((await stack.getRun(runId)).pending_approvals).toEqual([]);
+    const answered = (await stack.events(runId)).find((event) => event.type === "tool.completed" && event.data.tool === "run_command");
+    expect(answered?.data.ok).toBe(false);
+  });
+});

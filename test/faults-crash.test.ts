@@ -1,0 +1,161 @@
+// A worker process killed (SIGKILL) at the worst instants: mid-stream, mid side-effecting tool,
+// mid read-only tool. Another worker continues from what Postgres says (DESIGN.md invariants 2, 3).
+import { execFileSync } from "node:child_process";
+import { closeSync, constants, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
+import {
+  aliveWorkers,
+  crash,
+  expectWellFormedTranscript,
+  holderOf,
+  leaseOf,
+  spawnReadyWorkers,
+  startedCallIds,
+  waitForStoredEvent,
+  waitUntil,
+} from "./faults-helpers.ts";
+
+describe("a worker killed mid-run", () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: 0 });
+    // Started once for the file (a tsx worker takes long to boot on a loaded machine): each test
+    // kills one, and at least two stay for the next.
+    await spawnReadyWorkers(stack, 4);
+  }, 240_000);
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("killed while the model streams: another worker redoes the round and the run completes", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      input: scenarioInput([
+        // About 100 stream events 100 ms apart: the stream lasts about 10 s, long enough to die in.
+        { text: "I will list the files now. ".repeat(30), chunkDelayMs: 100, tool: "list_files", args: {} },
+        { text: "the workspace is empty" },
+      ]),
+    });
+    await waitForStoredEvent(stack, runId, "round.started");
+    const holder = await holderOf(stack, runId, aliveWorkers(stack));
+    const takenAt = await leaseOf(stack, runId);
+    await crash(holder);
+    // The crash came before the round's answer was committed.
+    expect((await stack.events(runId)).some((event) => event.type === "message.completed")).toBe(false);
+
+    const run = await stack.waitForRun(runId, undefined, 90_000);
+    expect(run).toMatchObject({ status: "completed", output: "the workspace is empty", tool_calls: 1, error: null });
+    expect((await leaseOf(stack, runId)).leaseVersion).toBeGreaterThan(takenAt.leaseVersion);
+
+    const events = await stack.events(runId);
+    expectContiguous(events);
+    const types = events.map((event) => event.type);
+    expect(types.filter((type) => type === "run.started")).toHaveLength(1);
+    expect(types.filter((type) => type === "run.resumed")).toHaveLength(1);
+    expect(types.filter((type) => type === "message.completed")).toHaveLength(2);
+    expect(types.at(-1)).toBe("run.completed");
+    const { callIds } = await expectWellFormedTranscript(stack, chatId);
+    expect(callIds).toHaveLength(1);
+    expect(startedCallIds(events)).toEqual(callIds);
+  }, 180_000);
+
+  it("killed while a side-effecting command runs: the call is answered 'outcome unknown' and never run again", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const { rootPath } = await stack.prisma.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
+    // The command waits on a FIFO the test opens when it chooses: the kill lands inside the
+    // command whatever the machine's load, and the test decides when the orphan may finish.
+    const gate = join(rootPath, "gate.fifo");
+    execFileSync("mkfifo", [gate]);
+    const releaseGate = (): boolean => {
+      let descriptor: number;
+      try {
+        descriptor = openSync(gate, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch {
+        return false; // ENXIO: nobody is reading it
+      }
+      writeSync(descriptor, "go\n");
+      closeSync(descriptor);
+      return true;
+    };
+    const chatId = await stack.createChat({ workspaceId });
+    try {
+      const runId = await stack.run(chatId, {
+        allow_bash: true,
+        input: scenarioInput([{ tool: "run_command", args: { command: "cat gate.fifo > /dev/null; echo x >> count.txt" } }, { text: "appended" }]),
+      });
+      const started = await waitForStoredEvent(stack, runId, "tool.started");
+      const holder = await holderOf(stack, runId, aliveWorkers(stack));
+      await crash(holder);
+      expect((await stack.events(runId)).some((event) => event.type === "tool.completed")).toBe(false);
+
+      const run = await stack.waitForRun(runId, undefined, 90_000);
+      expect(run).toMatchObject({ status: "completed", output: "appended", tool_calls: 1 });
+      const events = await stack.events(runId);
+      expectContiguous(events);
+      const callId = started.data.tool_call_id as string;
+      expect(startedCallIds(events)).toEqual([callId]);
+      const completed = events.filter((event) => event.type === "tool.completed");
+      expect(completed).toHaveLength(1);
+      expect(completed[0]!.data).toMatchObject({ tool_call_id: callId, tool: "run_command", ok: false });
+      expect(completed[0]!.data.error).toMatch(/outcome unknown/);
+      const row = await stack.prisma.toolCall.findFirstOrThrow({ where: { runId, callId } });
+      expect(row).toMatchObject({ status: "completed", attempts: 1, ok: false });
+      await expectWellFormedTranscript(stack, chatId);
+
+      // The killed worker's command outlives it (its own process group). Let it finish now: its
+      // effect then exists exactly once, and a second execution would have added a second line.
+      expect(releaseGate()).toBe(true);
+      const lines = await waitUntil("count.txt written by the orphaned command", async () => {
+        const file = await stack.request("GET", `/api/workspaces/${workspaceId}/files/count.txt`);
+        return file.status === 200 ? (file.body.content as string).split("\n").filter(Boolean) : undefined;
+      });
+      expect(lines).toEqual(["x"]);
+    } finally {
+      releaseGate();
+    }
+  }, 180_000);
+
+  it("killed while a read-only tool runs: the call is run again and answered normally", async () => {
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "a.txt", "alpha beta\n");
+    const chatId = await stack.createChat({ workspaceId });
+    // read_file records the read in run_file_reads from inside its handler: a lock on that table
+    // holds the handler between its tool.started and tool.completed commits for as long as the
+    // test needs, so the kill lands exactly there.
+    const locker = new pg.Client({ connectionString: stack.api.database.url });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query("LOCK TABLE run_file_reads IN EXCLUSIVE MODE");
+      const runId = await stack.run(chatId, { input: scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { text: "read it" }]) });
+      const started = await waitForStoredEvent(stack, runId, "tool.started");
+      const holder = await holderOf(stack, runId, aliveWorkers(stack));
+      await crash(holder);
+      await locker.query("ROLLBACK");
+      expect((await stack.events(runId)).some((event) => event.type === "tool.completed")).toBe(false);
+
+      const run = await stack.waitForRun(runId, undefined, 90_000);
+      expect(run).toMatchObject({ status: "completed", output: "read it", tool_calls: 1 });
+      const events = await stack.events(runId);
+      expectContiguous(events);
+      const callId = started.data.tool_call_id as string;
+      // Started by the killed worker, started again (read-only) by the survivor.
+      expect(startedCallIds(events)).toEqual([callId, callId]);
+      const completed = events.filter((event) => event.type === "tool.completed");
+      expect(completed).toHaveLength(1);
+      expect(completed[0]!.data).toMatchObject({ tool_call_id: callId, tool: "read_file", ok: true });
+      expect(completed[0]!.data.result).toContain("alpha beta");
+      const row = await stack.prisma.toolCall.findFirstOrThrow({ where: { runId, callId } });
+      expect(row).toMatchObject({ status: "completed", attempts: 2, ok: true });
+      await expectWellFormedTranscript(stack, chatId);
+    } finally {
+      await locker.end();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
+
+/** Tries to open /api/ws and resolves with the HTTP status of the refusal (or 101 if it opened). */
+function upgradeStatus(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url);
+    socket.once("open", () => {
+      socket.close();
+      resolve(101);
+    });
+    socket.once("unexpected-response", (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once("error", (error) => reject(error));
+  });
+}
+
+describe("WebSocket /api/ws", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("a subscriber that disconnects mid-run and resubscribes after its last seq sees every event exactly once", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      input: scenarioInput([
+        { tool: "write_file", args: { path: "a.txt", content: "alpha" }, delayMs: 300 },
+        { tool: "read_file", args: { path: "a.txt" }, delayMs: 300 },
+        { text: "the file says alpha, and this answer streams slowly", chunkDelayMs: 100 },
+      ]),
+    });
+    await stack.waitForEvent(runId, (event) => event.type === "round.started");
+
+    const first = await stack.connectWebSocket();
+    first.send({ type: "subscribe", run_id: runId, after: 0 });
+    await first.waitFor(() => first.events(runId).length >= 3);
+    first.close();
+    const firstEvents = first.events(runId);
+    expectContiguous(firstEvents);
+    const lastSeen = firstEvents.at(-1)!.seq;
+
+    const second = await stack.connectWebSocket();
+    second.send({ type: "subscribe", run_id: runId, after: lastSeen });
+    await second.waitFor(() => second.events(runId).some((event) => event.type === "run.completed"), 30_000);
+    const secondEvents = second.events(runId);
+    second.close();
+    expect(secondEvents[0]!.seq).toBe(lastSeen + 1);
+
+    const union = [...first.events(runId).filter((event) => event.seq <= lastSeen), ...secondEvents];
+    expectContiguous(union);
+    expect(new Set(union.map((event) => event.seq)).size).toBe(union.length);
+    expect(union).toEqual(await stack.events(runId));
+    expect(union.at(-1)!.type).toBe("run.completed");
+  });
+
+  it("streamed text arrives as live deltas, which are not durable events", async () => {
+    const text = "streamed piece by piece to the websocket subscriber";
+    const chatId = await stack.createChat();
+    // The first byte is held back 3 s so the subscription is active before any delta is published.
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text, delayMs: 3000, chunkDelayMs: 40 }]) });
+    const socket = await stack.connectWebSocket();
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    await socket.waitFor(() => socket.events(runId).length > 0);
+    expect(await stack.events(runId)).not.toContainEqual(expect.objectContaining({ type: "message.completed" }));
+    await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"), 30_000);
+    socket.close();
+
+    const deltas = socket.messages.filter((message) => message.type === "delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    for (const delta of deltas) expect(delta).toEqual({ type: "delta", run_id: runId, text: expect.any(String) });
+    expect(deltas.map((delta) => delta.text).join("")).toBe(text);
+
+    const durable = await stack.events(runId);
+    expect(durable.map((event) => event.type)).not.toContain("delta");
+    expect(socket.events(runId)).toEqual(durable);
+    // Every delta came before the run's terminal event on the socket.
+    const terminalIndex = socket.messages.findIndex((message) => message.type === "event" && message.event.type === "run.completed");
+    const lastDeltaIndex = socket.messages.findLastIndex((message) => message.type === "delta");
+    expect(lastDeltaIndex).toBeLessThan(terminalIndex);
+  });
+
+  it("subscribing to a finished run replays its events; after its last seq there is nothing to send", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "finished already" }]) });
+    await stack.waitForRun(runId);
+    const durable = await stack.events(runId);
+
+    const socket = await stack.connectWebSocket();
+    socket.send({ type: "subscribe", run_id: runId, after: 2 });
+    await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"));
+    expect(socket.events(runId)).toEqual(durable.slice(2));
+
+    // A second run, subscribed after the first one's last seq: its events prove the socket processed
+    // the first subscription and sent nothing for it.
+    const otherRun = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "other" }]) });
+    await stack.waitForRun(otherRun);
+    socket.messages.length = 0;
+    socket.send({ type: "subscribe", run_id: runId, after: durable.at(-1)!.seq });
+    socket.send({ type: "subscribe", run_id: otherRun, after: 0 });
+    await socket.waitFor(() => socket.events(otherRun).some((event) => event.type === "run.completed"));
+    expect(socket.events(runId)).toEqual([]);
+    socket.close();
+  });
+
+  it("one socket follows several runs, each contiguous and tagged with its run id", async () => {
+    const runIds = await Promise.all([1, 2, 3].map(async (index) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }]) })));
+    const socket = await stack.connectWebSocket();
+    for (const runId of runIds) socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    await socket.waitFor(() => runIds.every((runId) => socket.events(runId).some((event: RunEvent) => event.type === "run.completed")), 30_000);
+    socket.close();
+    for (const runId of runIds) {
+      expectContiguous(socket.events(runId));
+      expect(socket.events(runId)).toEqual(await stack.events(runId));
+    }
+  });
+
+  it("someone else's run (or no run) answers an error not_found and sends none of its events", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "admin only" }]) });
+    await stack.waitForRun(runId);
+    const mallory = await stack.createUser("mallory");
+    const socket = await stack.connectWebSocket(mallory.token);
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    socket.send({ type: "subscribe", run_id: "run_does_not_exist", after: 0 });
+    await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 2);
+    expect(socket.messages).toEqual(
+      expect.arrayContaining([
+        { type: "error", code: "not_found", run_id: runId },
+        { type: "error", code: "not_found", run_id: "run_does_not_exist" },
+      ]),
+    );
+    expect(socket.messages.filter((message) => message.type === "event")).toEqual([]);
+    socket.close();
+  });
+
+  it("a malformed client message gets an invalid_request error and the connection stays usable", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "still usable" }]) });
+    const socket = await stack.connectWebSocket();
+    socket.socket.send("not json");
+    socket.send({ type: "subscribe", run_id: runId, after: -5 });
+    await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 2);
+    expect(socket.messages.filter((message) => message.type === "error").map((message) => message.code)).toEqual(["invalid_request", "invalid_request"]);
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"));
+    expectContiguous(socket.events(runId));
+    socket.close();
+  });
+
+  it("a missing or bad token refuses the upgrade with 401", async () => {
+    const base = `${stack.url.replace("http", "ws")}/api/ws`;
+    expect(await upgradeStatus(`${base}?token=aq_not-a-real-token`)).toBe(401);
+    expect(await upgradeStatus(base)).toBe(401);
+    expect(await upgradeStatus(`${base}?token=${encodeURIComponent(stack.api.adminToken)}`)).toBe(101);
+  });
+});
