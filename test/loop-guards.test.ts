@@ -1,0 +1,124 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { defaultSettings } from "@agentq/core/settings/agent-settings";
+import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
+
+describe("loop guards and malformed calls", () => {
+  let stack: TestStack;
+  let workspaceId: string;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    workspaceId = await stack.createWorkspace();
+  });
+  afterEach(async () => {
+    const defaults = defaultSettings();
+    await stack.request("PATCH", "/api/settings", { body: defaults });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const runToEnd = async (steps: Parameters<typeof scenarioInput>[0], extra: Record<string, unknown> = {}) => {
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, { input: scenarioInput(steps), ...extra });
+    const run = await stack.waitForRun(runId);
+    const events = await stack.events(runId);
+    expectContiguous(events);
+    return { run, events, chatId, runId };
+  };
+
+  it("malformed JSON arguments and an unknown tool become tool errors, and the run goes on", async () => {
+    const { run, events } = await runToEnd([
+      { tool: "read_file", rawArguments: '{"path": "a.txt"' },
+      { tool: "no_such_tool", args: {} },
+      { tool: "read_file", args: { wrong: 1 } },
+      { text: "recovered" },
+    ]);
+    expect(run).toMatchObject({ status: "completed", output: "recovered", tool_calls: 3 });
+    const results = events.filter((event) => event.type === "tool.completed");
+    expect(results.map((event) => event.data.ok)).toEqual([false, false, false]);
+    expect(results[0]!.data.error).toMatch(/JSON/i);
+    expect(results[1]!.data.error).toMatch(/no tool named "no_such_tool"/);
+    expect(results[2]!.data.error).toMatch(/path/);
+    // Refused calls never started.
+    expect(events.filter((event) => event.type === "tool.started")).toHaveLength(0);
+  });
+
+  it("identical calls repeated up to the limit trip repeated_call and the next round gets no tools", async () => {
+    const before = stack.provider.requestCount;
+    const { run, events } = await runToEnd([
+      { tool: "list_files", args: {} },
+      { tool: "list_files", args: {} },
+      { tool: "list_files", args: {} },
+      { text: "giving up on listing" },
+    ]);
+    expect(run.status).toBe("completed");
+    const guard = events.find((event) => event.type === "guard.triggered");
+    expect(guard?.data).toMatchObject({ guard: "repeated_call", tool: "list_files", count: 3 });
+    const lastRequest = stack.provider.requests.at(-1)!;
+    expect(stack.provider.requestCount - before).toBe(4);
+    expect(lastRequest.tools).toHaveLength(0);
+    expect(events.filter((event) => event.type === "tool.started")).toHaveLength(2);
+  });
+
+  it("a model that promises an action without calling a tool is nudged once", async () => {
+    const { run, events } = await runToEnd([
+      { text: "I will now read the file notes.txt." },
+      { tool: "list_files", args: {} },
+      { text: "here is the answer" },
+    ]);
+    expect(run).toMatchObject({ status: "completed", output: "here is the answer" });
+    expect(events.filter((event) => event.type === "guard.triggered").map((event) => event.data.guard)).toEqual(["promised_action"]);
+    const nudged = stack.provider.requests.find((request) => request.messages.at(-1)?.role === "user" && /did not call a tool/.test(String(request.messages.at(-1)?.content)));
+    expect(nudged).toBeDefined();
+  });
+
+  it("a second empty promise after the nudge finishes the run", async () => {
+    const { run, events } = await runToEnd([{ text: "Let me check the files." }, { text: "I will now read the file." }]);
+    expect(run).toMatchObject({ status: "completed", output: "I will now read the file." });
+    expect(events.filter((event) => event.type === "guard.triggered")).toHaveLength(1);
+  });
+
+  it("the call budget refuses calls past agent_max_tool_calls and asks for an answer", async () => {
+    await stack.request("PATCH", "/api/settings", { body: { agent_max_tool_calls: 1 } });
+    const { run, events } = await runToEnd([{ tool: "list_files", args: {} }, { tool: "list_files", args: { path: "." } }, { text: "budget reached" }]);
+    expect(run).toMatchObject({ status: "completed", output: "budget reached" });
+    expect(events.find((event) => event.type === "guard.triggered")?.data).toMatchObject({ guard: "call_budget", limit: 1 });
+    expect(events.filter((event) => event.type === "tool.started")).toHaveLength(1);
+  });
+
+  it("the round budget ends a run that keeps calling tools", async () => {
+    await stack.request("PATCH", "/api/settings", { body: { agent_max_rounds: 2 } });
+    const { run, events } = await runToEnd([
+      { tool: "list_files", args: {} },
+      { tool: "list_files", args: { path: "." } },
+      { tool: "read_file", args: { path: "x" } },
+    ]);
+    expect(run.status).toBe("failed");
+    expect(run.rounds).toBe(2);
+    expect(run.error.code).toBe("round_budget");
+    expect(events.at(-2)).toMatchObject({ type: "guard.triggered", data: { guard: "round_budget" } });
+    expect(events.at(-1)!.type).toBe("run.failed");
+  });
+
+  it("a provider that goes silent ends the round with stream_timeout", async () => {
+    await stack.request("PATCH", "/api/settings", { body: { agent_stream_timeout_seconds: 1 } });
+    const started = Date.now();
+    const { run, events } = await runToEnd([{ text: "partial answer that never ends", stallAfterEvents: 2, stallMs: 20_000 }]);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.status).toBe("failed");
+    expect(run.error.code).toBe("stream_timeout");
+    expect(events.find((event) => event.type === "guard.triggered")?.data).toMatchObject({ guard: "stream_timeout" });
+  });
+
+  it("over the input token budget, the oldest tool results are truncated with a marker", async () => {
+    await stack.putFile(workspaceId, "big.txt", Array.from({ length: 400 }, (_, line) => `line ${line} of a long file with words`).join("\n"));
+    await stack.request("PATCH", "/api/settings", { body: { agent_input_token_budget: 1500 } });
+    const { run, events } = await runToEnd([{ tool: "read_file", args: { path: "big.txt" } }, { tool: "list_files", args: {} }, { text: "done reading" }]);
+    expect(run.status).toBe("completed");
+    expect(events.some((event) => event.type === "guard.triggered" && event.data.guard === "token_budget")).toBe(true);
+    const last = stack.provider.requests.at(-1)!;
+    const readResult = last.messages.find((message) => message.role === "tool" && message.content.includes("big.txt"));
+    expect(readResult?.content).toMatch(/truncated/i);
+  });
+});
