@@ -28,7 +28,7 @@ function namingVariableOnFailure(client: ModelClient, variable: string): ModelCl
       try {
         return await client.complete(request);
       } catch (error) {
-        if (error instanceof ModelProviderError && error.status === undefined && error.retryable) {
+        if (error instanceof ModelProviderError && error.code === "model_provider_unreachable") {
           throw new ModelProviderError(`${error.message} (the endpoint is set by ${variable})`, {
             retryable: true,
             code: error.code,
