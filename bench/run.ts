@@ -1,13 +1,14 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
-// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_WORKLOADS (comma list: W1,W2) override defaults.
+// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_WORKLOADS (comma list of W1,W2,PARKED)
+// override the defaults.
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
 import { committedTransactions, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1").split(",").map((name) => name.trim());
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED").split(",").map((name) => name.trim());
 
 interface Follower {
   onEvent(runId: string, event: { seq: number; type: string; data: Record<string, unknown> }): void;
@@ -107,11 +108,136 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
   };
 }
 
+/**
+ * W2: read_file a.txt → write_file b.txt (the read tainted the run, so the write pauses) → answer.
+ * A client decides allow_task as soon as approval.required arrives; resume latency is the time from
+ * sending that decision to the write's tool.completed on the WebSocket.
+ */
+async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
+  const workspace = await post(stack, "/api/workspaces", { name: "bench" });
+  await put(stack, `/api/workspaces/${workspace.id}/files/a.txt`, { content: "input for the benchmark\n" });
+  const chats = await Promise.all(Array.from({ length: RUNS }, () => post(stack, "/api/chats", { workspace_id: workspace.id })));
+  const finished = new Map<string, () => void>();
+  const decidedAt = new Map<string, number>();
+  const resumeLatencies: number[] = [];
+  let failed = 0;
+  const socket = await connect(stack, {
+    onEvent(runId, event) {
+      if (event.type === "approval.required") {
+        decidedAt.set(runId, performance.now());
+        void post(stack, "/api/approvals", { tool_approval_id: event.data.approval_id, tool_approval_decision: "allow_task" });
+      } else if (event.type === "tool.completed" && event.data.tool === "write_file" && decidedAt.has(runId)) {
+        resumeLatencies.push(performance.now() - decidedAt.get(runId)!);
+      } else if (event.type === "run.completed" || event.type === "run.failed") {
+        if (event.type === "run.failed") failed += 1;
+        finished.get(runId)?.();
+      }
+    },
+  });
+  const started = performance.now();
+  await pool(RUNS, CONCURRENCY, async (index) => {
+    const input = scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: `b-${index}.txt`, content: "out" } }, { text: "done" }]);
+    const run = await post(stack, `/api/chats/${chats[index].id}/runs`, { input });
+    await new Promise<void>((resolve) => {
+      finished.set(run.id, resolve);
+      socket.send(JSON.stringify({ type: "subscribe", run_id: run.id, after: 0 }));
+    });
+  });
+  const elapsedSeconds = (performance.now() - started) / 1000;
+  socket.close();
+  resumeLatencies.sort((a, b) => a - b);
+  return {
+    workload: "W2",
+    runs: RUNS,
+    concurrency: CONCURRENCY,
+    failed,
+    runs_per_s: round(RUNS / elapsedSeconds),
+    resume_latency_ms: { p50: round(percentile(resumeLatencies, 0.5)), p99: round(percentile(resumeLatencies, 0.99)) },
+    api_peak_rss_mb: peakRssMb(stack.api),
+    worker_peak_rss_mb: peakRssMb(stack.worker),
+  };
+}
+
+/**
+ * PARKED: BENCH_PARKED runs (default 10,000) paused for approval at once. Reports the queue jobs left
+ * in Redis while they wait (invariant 4: none), the Redis memory they add, and the time to resume them all.
+ */
+async function workloadParked(stack: BenchStack): Promise<Record<string, unknown>> {
+  const count = Number(process.env.BENCH_PARKED ?? 10_000);
+  const workspace = await post(stack, "/api/workspaces", { name: "bench" });
+  await put(stack, `/api/workspaces/${workspace.id}/files/a.txt`, { content: "input\n" });
+  const memoryBefore = await usedMemory(stack);
+  const runIds: string[] = [];
+  const parkStarted = performance.now();
+  await pool(count, CONCURRENCY, async (index) => {
+    const chat = await post(stack, "/api/chats", { workspace_id: workspace.id });
+    const input = scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: `p-${index}.txt`, content: "x" } }, { text: "done" }]);
+    runIds.push((await post(stack, `/api/chats/${chat.id}/runs`, { input })).id);
+  });
+  const approvals = await waitForAll(stack, runIds, (run) => run.status === "awaiting_approval", (run) => run.pending_approvals[0]?.id);
+  const parkSeconds = (performance.now() - parkStarted) / 1000;
+  const jobsWhileParked = await jobCount(stack);
+  const memoryAdded = (await usedMemory(stack)) - memoryBefore;
+  const resumeStarted = performance.now();
+  await pool(approvals.length, CONCURRENCY, async (index) => {
+    await post(stack, "/api/approvals", { tool_approval_id: approvals[index], tool_approval_decision: "allow_task" });
+  });
+  await waitForAll(stack, runIds, (run) => run.status === "completed", () => "done");
+  return {
+    workload: "PARKED",
+    runs: count,
+    seconds_to_park_all: round(parkSeconds),
+    queue_jobs_while_parked: jobsWhileParked,
+    redis_memory_added_mb: round(memoryAdded / 1024 / 1024),
+    seconds_to_resume_all: round((performance.now() - resumeStarted) / 1000),
+  };
+}
+
+async function put(stack: BenchStack, path: string, body: unknown): Promise<void> {
+  const response = await fetch(`${stack.url}${path}`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`PUT ${path}: ${response.status}`);
+}
+
+/** Polls each run until `ready`, returning `pick(run)` for each. */
+async function waitForAll(stack: BenchStack, runIds: readonly string[], ready: (run: any) => boolean, pick: (run: any) => string): Promise<string[]> {
+  const results: string[] = new Array(runIds.length);
+  await pool(runIds.length, 20, async (index) => {
+    for (;;) {
+      const run = await fetch(`${stack.url}/api/runs/${runIds[index]}`, { headers: { authorization: `Bearer ${stack.token}` } }).then((response) => response.json() as Promise<any>);
+      if (ready(run)) {
+        results[index] = pick(run);
+        return;
+      }
+      if (["failed", "cancelled"].includes(run.status)) throw new Error(`run ${runIds[index]} ended ${run.status}: ${JSON.stringify(run.error)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+  return results;
+}
+
+async function usedMemory(stack: BenchStack): Promise<number> {
+  const info = await stack.redis.info("memory");
+  return Number(/used_memory:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+/** Jobs of the run queue in Redis (waiting, active, delayed, prioritized, completed, failed). */
+async function jobCount(stack: BenchStack): Promise<number> {
+  const { Queue } = await import("bullmq");
+  const queue = new Queue("runs", { connection: stack.redis, prefix: stack.queuePrefix });
+  const counts = await queue.getJobCounts();
+  await queue.close();
+  return Object.values(counts).reduce((sum, value) => sum + value, 0);
+}
+
 function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<string, unknown>>> = { W1: workloadW1 };
+const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<string, unknown>>> = { W1: workloadW1, W2: workloadW2, PARKED: workloadParked };
 
 for (const name of WORKLOADS) {
   const workload = WORKLOAD_FUNCTIONS[name];

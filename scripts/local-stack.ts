@@ -83,8 +83,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     PORT: String(port),
     WORKER_CONCURRENCY: String(options.workerConcurrency),
   };
+  // AGENTQ_PROFILE_DIR: write a CPU profile of each process there (node --cpu-prof), to see where time goes.
+  const profile = process.env.AGENTQ_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AGENTQ_PROFILE_DIR}`] : [];
   const start = (entry: string) =>
-    spawn(process.execPath, ["--import", "tsx", entry], { cwd: ROOT, env: environment, stdio: ["ignore", "ignore", "inherit"] });
+    spawn(process.execPath, [...profile, "--import", "tsx", entry], { cwd: ROOT, env: environment, stdio: ["ignore", "ignore", "inherit"] });
   const api = start("apps/api/src/main.ts");
   const worker = start("apps/worker/src/main.ts");
   const url = `http://127.0.0.1:${port}`;
