@@ -1,8 +1,5 @@
 // A worker process killed (SIGKILL) at the worst instants: mid-stream, mid side-effecting tool,
 // mid read-only tool. Another worker continues from what Postgres says (DESIGN.md invariants 2, 3).
-import { execFileSync } from "node:child_process";
-import { closeSync, constants, openSync, writeSync } from "node:fs";
-import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
@@ -10,6 +7,8 @@ import { expectContiguous, startTestStack, type TestStack } from "./support/test
 import {
   aliveWorkers,
   crash,
+  createGate,
+  GATED,
   expectWellFormedTranscript,
   holderOf,
   leaseOf,
@@ -70,27 +69,17 @@ describe("a worker killed mid-run", () => {
     const { rootPath } = await stack.prisma.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
     // The command waits on a FIFO the test opens when it chooses: the kill lands inside the
     // command whatever the machine's load, and the test decides when the orphan may finish.
-    const gate = join(rootPath, "gate.fifo");
-    execFileSync("mkfifo", [gate]);
-    const releaseGate = (): boolean => {
-      let descriptor: number;
-      try {
-        descriptor = openSync(gate, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch {
-        return false; // ENXIO: nobody is reading it
-      }
-      writeSync(descriptor, "go\n");
-      closeSync(descriptor);
-      return true;
-    };
+    const gate = createGate(rootPath);
     const chatId = await stack.createChat({ workspaceId });
     try {
       const runId = await stack.run(chatId, {
         allow_bash: true,
-        input: scenarioInput([{ tool: "run_command", args: { command: "cat gate.fifo > /dev/null; echo x >> count.txt" } }, { text: "appended" }]),
+        input: scenarioInput([{ tool: "run_command", args: { command: `${GATED} echo x >> count.txt` } }, { text: "appended" }]),
       });
       const started = await waitForStoredEvent(stack, runId, "tool.started");
       const holder = await holderOf(stack, runId, aliveWorkers(stack));
+      // Kill once the command is really running (blocked on the gate), not merely recorded as started.
+      await waitUntil("the command waiting on its gate", () => (gate.readers() > 0 ? true : undefined));
       await crash(holder);
       expect((await stack.events(runId)).some((event) => event.type === "tool.completed")).toBe(false);
 
@@ -110,14 +99,15 @@ describe("a worker killed mid-run", () => {
 
       // The killed worker's command outlives it (its own process group). Let it finish now: its
       // effect then exists exactly once, and a second execution would have added a second line.
-      expect(releaseGate()).toBe(true);
+      expect(gate.readers()).toBe(1);
+      expect(gate.release()).toBe(true);
       const lines = await waitUntil("count.txt written by the orphaned command", async () => {
         const file = await stack.request("GET", `/api/workspaces/${workspaceId}/files/count.txt`);
         return file.status === 200 ? (file.body.content as string).split("\n").filter(Boolean) : undefined;
       });
       expect(lines).toEqual(["x"]);
     } finally {
-      releaseGate();
+      gate.release();
     }
   }, 180_000);
 

@@ -1,6 +1,8 @@
 // Helpers of the fault tests (test/faults-*.test.ts): child-process workers that are known to be
 // ready, who holds a run, waiting with deadlines, and the checks every recovered run must pass.
-import type { ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
+import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 import { controlChannel } from "@agentq/queue";
 import { sleep, type RunEvent, type TestStack } from "./support/test-stack.ts";
@@ -125,16 +127,64 @@ export async function expectWellFormedTranscript(stack: TestStack, chatId: strin
 }
 
 /** The BullMQ events of the stack's run queue (XRANGE of `<prefix>:runs:events`). */
-export async function queueEvents(redisUrl: string, prefix: string): Promise<{ event: string; jobId: string }[]> {
+export async function queueEvents(redisUrl: string, prefix: string): Promise<{ event: string; jobId: string; returnvalue?: string }[]> {
   const redis = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
   try {
     const entries = await redis.xrange(`${prefix}:runs:events`, "-", "+");
     return entries.map(([, fields]) => {
       const record: Record<string, string> = {};
       for (let index = 0; index + 1 < fields.length; index += 2) record[fields[index]!] = fields[index + 1]!;
-      return { event: record.event ?? "", jobId: record.jobId ?? "" };
+      return { ...record, event: record.event ?? "", jobId: record.jobId ?? "" };
     });
   } finally {
     redis.disconnect();
   }
+}
+
+/** A shell prefix that blocks a `run_command` until the test releases its workspace's gate. */
+export const GATED = "cat gate.fifo > /dev/null;";
+
+export interface Gate {
+  /** Commands blocked on the gate now (`cat` processes working in the workspace). */
+  readers(): number;
+  /** Lets the blocked commands go on; false when none was waiting. */
+  release(): boolean;
+}
+
+/**
+ * A FIFO in a workspace that a command (`${GATED} ...`) waits on until the test opens it: a
+ * command that stays "running" exactly as long as the test needs, whatever the machine's load.
+ */
+export function createGate(workspaceRoot: string): Gate {
+  const path = join(workspaceRoot, "gate.fifo");
+  execFileSync("mkfifo", [path]);
+  return {
+    readers: () => processesIn(workspaceRoot, "cat"),
+    release() {
+      let descriptor: number;
+      try {
+        descriptor = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      } catch {
+        return false; // ENXIO: nobody is reading it
+      }
+      writeSync(descriptor, "go\n");
+      closeSync(descriptor);
+      return true;
+    },
+  };
+}
+
+/** Processes named `name` whose working directory is `directory` (from /proc). */
+function processesIn(directory: string, name: string): number {
+  let count = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv0 = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0")[0] ?? "";
+      if (argv0.split("/").at(-1) === name && readlinkSync(`/proc/${entry}/cwd`) === directory) count += 1;
+    } catch {
+      // gone meanwhile, or not ours to look at
+    }
+  }
+  return count;
 }

@@ -108,8 +108,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
+    // The renewal in flight, awaited before the job ends so that none lands after the execution.
+    let renewal: Promise<void> = Promise.resolve();
     const heartbeat = setInterval(() => {
-      renewLease(prisma, lease, config.leaseMs)
+      renewal = renewLease(prisma, lease, config.leaseMs)
         .then((renewed) => {
           if (renewed === null) controller.abort(new RunAbort("lease_lost"));
           else if (renewed.cancelRequested) controller.abort(new RunAbort("cancel"));
@@ -127,6 +129,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       return outcome.kind;
     } finally {
       clearInterval(heartbeat);
+      await renewal;
       active.delete(runId);
     }
   };
@@ -136,6 +139,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     lockDuration: config.jobLockMs,
+    // A worker that died between pulling a job and taking the run's lease leaves an active job that
+    // blocks its generation's id: find it within one lock period, not BullMQ's default 30 s after.
+    stalledInterval: config.jobLockMs,
     // The run's lease in Postgres, not the job lock, guards against double execution; a stalled job
     // only means "look again", so it must not be failed after one stall.
     maxStalledCount: 100,

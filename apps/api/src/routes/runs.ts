@@ -8,6 +8,7 @@ import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";
 import { followRun } from "../realtime/follow-run.ts";
+import { TRANSACTION_OPTIONS } from "@agentq/core/store/create-prisma-client";
 
 const eventsQuery = z.object({
   after: z
@@ -31,7 +32,7 @@ export function runsRouter(dependencies: ApiDependencies): Router {
   router.post("/api/runs/:id/cancel", async (request, response) => {
     const user = currentUser(request);
     const run = await requireOwnRun(prisma, user.id, request.params.id);
-    const outcome = await prisma.$transaction((tx) => cancelRunInTransaction(tx, run.id, systemClock(), "cancelled by the user"));
+    const outcome = await prisma.$transaction((tx) => cancelRunInTransaction(tx, run.id, systemClock(), "cancelled by the user"), TRANSACTION_OPTIONS);
     if (outcome.finishedNow) {
       runs.publish(run.id, outcome.events);
       await scheduleNextRunOfChat({ prisma, scheduler: runs, logger }, run.chatId);
@@ -68,19 +69,33 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
   response.setHeader("X-Accel-Buffering", "no");
   response.flushHeaders();
   const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), SSE_HEARTBEAT_MS);
-  const follower = await followRun({
-    prisma: dependencies.prisma,
-    hub: dependencies.runs.hub,
-    runId,
-    after,
-    onEvent: (event) => response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
-    onEnd: () => {
-      clearInterval(heartbeat);
-      response.end();
-    },
-  });
-  request.on("close", () => {
+  // Listened for before the first await: a client that leaves while the replay is being read must
+  // still stop the follower, or it (and its Redis subscription and heartbeat) would live forever.
+  let clientGone = false;
+  let follower: { stop(): void } | undefined;
+  response.on("close", () => {
+    clientGone = true;
     clearInterval(heartbeat);
-    follower.stop();
+    follower?.stop();
   });
+  try {
+    follower = await followRun({
+      prisma: dependencies.prisma,
+      hub: dependencies.runs.hub,
+      runId,
+      after,
+      onEvent: (event) => response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+      onEnd: () => {
+        clearInterval(heartbeat);
+        response.end();
+      },
+    });
+  } catch (error) {
+    // Headers are sent: the only way left to say "failed" is to close the stream; the client reconnects.
+    clearInterval(heartbeat);
+    dependencies.logger.warn({ err: error, run_id: runId }, "following a run's events failed");
+    response.end();
+    return;
+  }
+  if (clientGone) follower.stop();
 }

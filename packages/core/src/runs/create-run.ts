@@ -7,6 +7,7 @@ import { cancelRunInTransaction } from "./cancel-run.ts";
 import { RunInProgressError } from "./run-errors.ts";
 import { ACTIVE_STATUSES, RunStatus } from "./run-status.ts";
 import type { RunEventRecord } from "../events/run-event.ts";
+import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
 
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt";
 
@@ -107,7 +108,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     }
     const stillActive = await countBlockingRuns(tx, input.chatId, runId);
     return { runId, created: true, runnable: stillActive === 0, events, cancelRequested };
-  });
+  }, TRANSACTION_OPTIONS);
 }
 
 /** Runs of the chat that must finish before `runId` may start (active, and older or already running). */

@@ -21,6 +21,12 @@ export function createDeltaBuffer(publish: (text: string) => Promise<void>, inte
       pending += text;
       if (timer === null) timer = setTimeout(send, intervalMs);
     },
+    /** Drops what is pending and sends nothing more. */
+    discard(): void {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      pending = "";
+    },
     async flush(): Promise<void> {
       if (timer !== null) clearTimeout(timer);
       send();

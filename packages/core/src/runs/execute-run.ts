@@ -300,7 +300,9 @@ export class RunExecution {
       this.dependencies.logger.warn({ run_id: this.runId, err: error }, "model request failed");
       return { kind: "stop", outcome: await this.finish("failed", { error: errorSummary(error, "model_error") }) };
     } finally {
-      await deltas.flush();
+      // A worker that lost the run publishes nothing more, not even live text.
+      if (abortReasonOf(this.input.signal) === "lease_lost") deltas.discard();
+      else await deltas.flush();
     }
   }
 }

@@ -63,11 +63,16 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
   return { kind: "blocked" };
 }
 
-/** Extends a held lease. Returns null when the lease was lost (another worker took the run). */
+/**
+ * Extends a held lease. Returns null when the lease is no longer held: another worker took the run,
+ * or this execution gave it up (hand-back, park, finish all clear `lease_owner`). The owner check
+ * keeps a renewal that was in flight while the run was handed back or parked from reviving the
+ * lease, which would make the next worker wait a whole lease for a run nobody executes.
+ */
 export async function renewLease(prisma: PrismaClient, lease: RunLease, leaseMs: number): Promise<{ cancelRequested: boolean } | null> {
   const rows = await prisma.$queryRaw<{ cancel_requested: boolean }[]>`
     UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE id = ${lease.runId} AND lease_version = ${lease.leaseVersion}
+    WHERE id = ${lease.runId} AND lease_version = ${lease.leaseVersion} AND lease_owner = ${lease.owner}
     RETURNING cancel_requested`;
   return rows[0] ? { cancelRequested: rows[0].cancel_requested } : null;
 }

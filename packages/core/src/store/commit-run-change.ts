@@ -3,6 +3,7 @@ import type { NewRunEvent, RunEventPublisher, RunEventRecord } from "../events/r
 import { LeaseLostError, RunStateConflictError } from "../runs/run-errors.ts";
 import type { RunStatus } from "../runs/run-status.ts";
 import type { Prisma, PrismaClient } from "./create-prisma-client.ts";
+import { TRANSACTION_OPTIONS } from "./create-prisma-client.ts";
 
 export type TransactionClient = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 
@@ -68,7 +69,7 @@ export class RunJournal {
   }
 
   async commit(change: RunChange): Promise<CommitResult> {
-    const result = await this.#options.prisma.$transaction((tx) => applyRunChange(tx, change, this.#options.clock()));
+    const result = await this.#options.prisma.$transaction((tx) => applyRunChange(tx, change, this.#options.clock()), TRANSACTION_OPTIONS);
     if (result.events.length > 0) {
       this.#options.publisher.publishEvents(change.runId, result.events).catch((error: unknown) => this.#options.onPublishError?.(error));
     }

@@ -18,3 +18,10 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
 
 /** A Prisma client or an interactive transaction client: functions that write accept either. */
 export type Db = PrismaClient | Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+
+/**
+ * Options of every interactive transaction. Prisma's defaults (wait 2 s for a connection, abort
+ * after 5 s) turn a busy moment into a failed request; these transactions are short, so the limits
+ * only guard against a stuck one.
+ */
+export const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 } as const;

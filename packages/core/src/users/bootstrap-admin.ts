@@ -2,6 +2,7 @@ import { AgentqError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
 import type { PrismaClient } from "../store/create-prisma-client.ts";
 import { generateApiToken, hashApiToken } from "./api-token.ts";
+import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
 
 export const ADMIN_USER_NAME = "admin";
 
@@ -47,5 +48,5 @@ export async function bootstrapAdmin(prisma: PrismaClient, options: BootstrapAdm
     const token = generateApiToken();
     await tx.apiToken.create({ data: { id: newId("tok"), userId: admin.id, tokenHash: hashApiToken(token) } });
     return { adminUserId: admin.id, generatedToken: token };
-  });
+  }, TRANSACTION_OPTIONS);
 }
