@@ -7,7 +7,8 @@ import { generateId } from "@agentq/core/ids";
 import { warmUpTokenizer } from "@agentq/core/models/count-tokens";
 import { executeRun } from "@agentq/core/runs/execute-run";
 import { RunAbort } from "@agentq/core/runs/run-abort";
-import { acquireRun, renewLease, type RunLease } from "@agentq/core/runs/run-lease";
+import { failRunWithoutLease } from "@agentq/core/runs/finish-run";
+import { acquireRun, releaseLease, renewLease, type RunLease } from "@agentq/core/runs/run-lease";
 import type { ModelResolver, RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";
 import { RunJournal } from "@agentq/core/store/commit-run-change";
@@ -127,6 +128,20 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         throw new DelayedError();
       }
       return outcome.kind;
+    } catch (error) {
+      if (error instanceof DelayedError) throw error;
+      // The loop itself failed (a bug, Postgres gone): let the retry start at once rather than wait
+      // out the lease, and after the job's last attempt fail the run instead of retrying it forever.
+      logger.error({ err: error, run_id: runId, attempt: job.attemptsMade + 1 }, "run execution failed");
+      await releaseLease(prisma, lease).catch(() => undefined);
+      if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+        const events = await failRunWithoutLease(dependencies, runId, {
+          code: "internal_error",
+          message: `the run could not be executed (${job.attemptsMade + 1} attempts); the last error was logged by worker ${workerId}`,
+        }).catch(() => []);
+        if (events.length > 0) await publisher.publishEvents(runId, events).catch(() => undefined);
+      }
+      throw error;
     } finally {
       clearInterval(heartbeat);
       await renewal;

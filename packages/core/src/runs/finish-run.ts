@@ -1,4 +1,7 @@
-import type { NewRunEvent } from "../events/run-event.ts";
+import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
+import { applyRunChange } from "../store/commit-run-change.ts";
+import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
+import { RunStateConflictError } from "./run-errors.ts";
 import { answerOpenToolCalls } from "./answer-open-tool-calls.ts";
 import type { RunExecution } from "./execute-run.ts";
 import { nextRunnableRunOfChat } from "./run-lease.ts";
@@ -62,4 +65,43 @@ export async function scheduleNextRunOfChat(dependencies: Pick<RunLoopDependenci
   await dependencies.scheduler.schedule(next.id, { lastEventSeq: next.lastEventSeq, leaseVersion: next.leaseVersion }).catch((error: unknown) => {
     dependencies.logger.warn({ run_id: next.id, err: error }, "could not enqueue the chat's next run; the reconciler will");
   });
+}
+
+/**
+ * Fails a run that no worker can execute (its execution threw on every attempt): open calls are
+ * answered and `run.failed` is appended, whoever holds it, unless it already finished.
+ */
+export async function failRunWithoutLease(
+  dependencies: Pick<RunLoopDependencies, "prisma" | "clock">,
+  runId: string,
+  error: { code: string; message: string },
+): Promise<RunEventRecord[]> {
+  const now = dependencies.clock();
+  try {
+    return await dependencies.prisma.$transaction(async (tx) => {
+      const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { chatId: true } });
+      const result = await applyRunChange(
+        tx,
+        {
+          runId,
+          condition: { statusIn: [RunStatus.queued, RunStatus.running] },
+          prepare: (inner) =>
+            answerOpenToolCalls(inner, {
+              runId,
+              chatId: run.chatId,
+              now,
+              reasonNotStarted: "not executed: the run failed",
+              reasonStarted: "the run failed while this call was running",
+            }),
+          update: { status: RunStatus.failed, errorCode: error.code, errorMessage: error.message, finishedAt: now, leaseExpiresAt: null, leaseOwner: null },
+          events: [{ type: "run.failed", data: { error } }],
+        },
+        now,
+      );
+      return result.events;
+    }, TRANSACTION_OPTIONS);
+  } catch (caught) {
+    if (caught instanceof RunStateConflictError) return [];
+    throw caught;
+  }
 }
