@@ -22,13 +22,16 @@ describe("taint survives a worker crash", () => {
       allow_bash: true,
       input: scenarioInput([
         { tool: "read_file", args: { path: "notes.md" } },
-        { tool: "run_command", args: { command: "touch pwned" }, delayMs: 3000 },
+        // The model takes 8 s to answer round 2: the worker is killed while it waits.
+        { tool: "run_command", args: { command: "touch pwned" }, delayMs: 8000 },
         { text: "done after approval" },
       ]),
     });
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "read_file", 60_000);
     first.kill("SIGKILL");
     await eventually("the first worker is gone", () => first.exitCode !== null || first.signalCode !== null, 10_000);
+    // The kill landed between the read and the call: the call had not been emitted yet.
+    expect((await stack.events(runId)).some((event) => event.type === "approval.required" || (event.type === "message.completed" && event.data.round === 2))).toBe(false);
     expect((await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } })).tainted).toBe(true);
 
     stack.spawnWorker();

@@ -168,4 +168,51 @@ describe("deciding an approval", () => {
     const answered = (await stack.events(runId)).find((event) => event.type === "tool.completed" && event.data.tool === "run_command");
     expect(answered?.data.ok).toBe(false);
   });
+
+  it("a decision racing a cancel either wins before it or is 409 run_finished, never an error, and the run ends cancelled", async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { runId, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: `echo race${attempt}` } });
+      const [cancel, decision] = await Promise.all([stack.request("POST", `/api/runs/${runId}/cancel`), decide(stack, approvalId, "allow_task")]);
+      expect(cancel.status).toBe(202);
+      if (decision.status !== 202) expect([decision.status, decision.body.error.code]).toEqual([409, "run_finished"]);
+      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "cancelled", pending_approvals: [] });
+      const events = await stack.events(runId);
+      expect(events.at(-1)?.type).toBe("run.cancelled");
+    }
+  });
+
+  it("an allowed call whose tool family an admin switched off meanwhile is refused where it runs", async () => {
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch after-switch-off" } });
+    expect((await stack.request("PATCH", "/api/settings", { body: { tools_process_enabled: false } })).status).toBe(200);
+    try {
+      expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed" });
+    } finally {
+      await stack.request("PATCH", "/api/settings", { body: { tools_process_enabled: true } });
+    }
+    expect(await fileExists(root, "after-switch-off")).toBe(false);
+    const events = await stack.events(runId);
+    expect(events.some((event) => event.type === "tool.started" && event.data.tool === "run_command")).toBe(false);
+    const answered = events.find((event) => event.type === "tool.completed" && event.data.tool === "run_command");
+    expect(answered?.data.ok).toBe(false);
+    expect(answered?.data.error).toMatch(/not executed/);
+  });
+
+  it("a file changed between the decision and its execution makes the worker refuse the write", { timeout: 90_000 }, async () => {
+    const { workspaceId, runId, approvalId } = await parkedRun(stack, { tool: "write_file", args: { path: "notes.md", content: "overwritten by the agent" } });
+    // No worker while the decision is made, so the file can change before the call runs.
+    const workers = stack.workers.splice(0);
+    await Promise.all(workers.map((worker) => worker.close()));
+    try {
+      expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+      await stack.putFile(workspaceId, "notes.md", "edited by a human after the decision");
+    } finally {
+      await stack.startWorker();
+    }
+    expect(await stack.waitForRun(runId, undefined, 60_000)).toMatchObject({ status: "completed" });
+    expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/notes.md`)).body.content).toBe("edited by a human after the decision");
+    const answered = (await stack.events(runId)).find((event) => event.type === "tool.completed" && event.data.tool === "write_file");
+    expect(answered?.data.ok).toBe(false);
+    expect(answered?.data.error).toMatch(/changed/);
+  });
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
-import { waitForFinished } from "./support/approval-test-helpers.ts";
 
 // Values only this test puts into the environment, so finding them in the output can mean only a leak.
 const PLANTED = {
@@ -29,11 +28,12 @@ describe("run_command's environment", () => {
     }
   });
 
-  async function envOutput(): Promise<string> {
+  /** Runs `env` through whichever worker is up; a child worker may take long to boot on a loaded machine. */
+  async function envOutput(timeoutMs: number): Promise<string> {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "run_command", args: { command: "env; echo END-OF-ENV" } }, { text: "ok" }]) });
-    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed" });
+    expect(await stack.waitForRun(runId, undefined, timeoutMs)).toMatchObject({ status: "completed" });
     const completed = (await stack.events(runId)).find((event) => event.type === "tool.completed");
     expect(completed?.data).toMatchObject({ tool: "run_command", ok: true });
     const output = completed!.data.result as string;
@@ -50,7 +50,7 @@ describe("run_command's environment", () => {
   it("an in-process worker gives commands neither DATABASE_URL nor the approval secret", async () => {
     const worker = await stack.startWorker();
     try {
-      const output = await envOutput();
+      const output = await envOutput(30_000);
       for (const secret of await secrets()) expect(output).not.toContain(secret);
       expect(output).not.toMatch(/^(DATABASE_URL|APPROVAL_SECRET|OPENAI_API_KEY|REDIS_URL)=/m);
     } finally {
@@ -59,10 +59,10 @@ describe("run_command's environment", () => {
     }
   });
 
-  it("a worker process started with the secrets in its environment does not pass them on", { timeout: 90_000 }, async () => {
+  it("a worker process started with the secrets in its environment does not pass them on", { timeout: 120_000 }, async () => {
     const child = stack.spawnWorker({ APPROVAL_SECRET: PLANTED.APPROVAL_SECRET, OPENAI_API_KEY: PLANTED.OPENAI_API_KEY });
     try {
-      const output = await envOutput();
+      const output = await envOutput(100_000);
       for (const secret of await secrets()) expect(output).not.toContain(secret);
       expect(output).not.toMatch(/^(DATABASE_URL|APPROVAL_SECRET|OPENAI_API_KEY|REDIS_URL|QUEUE_PREFIX)=/m);
     } finally {

@@ -65,12 +65,19 @@ export interface DecideApprovalResult {
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const now = dependencies.clock();
   return dependencies.prisma.$transaction(async (tx) => {
-    const approval = await tx.approval.findFirst({ where: { id: input.approvalId, userId: input.userId } });
-    if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+    const proposed = await tx.approval.findFirst({ where: { id: input.approvalId, userId: input.userId }, select: { runId: true, status: true } });
+    if (!proposed) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+    // Repeated clicks are answered without queueing on the run's lock.
+    if (isDecided(proposed.status)) throw new ApprovalAlreadyDecidedError(input.approvalId);
+    // Decisions on one run are serialized on the run's row: two users deciding the last two
+    // approvals at once would otherwise each count the other's as still pending, and neither would
+    // resume the run. Cancel takes the same lock first too. Everything below reads after the lock.
+    await tx.$queryRaw`SELECT id FROM runs WHERE id = ${proposed.runId} FOR UPDATE`;
+    const approval = await tx.approval.findUniqueOrThrow({ where: { id: input.approvalId } });
     const run = await tx.run.findUniqueOrThrow({ where: { id: approval.runId }, select: { status: true, chat: { select: { workspace: { select: { rootPath: true } } } } } });
     // A decided approval stays "already decided" after its run finishes: a replayed click must not
     // read as if the run had been cancelled under it.
-    if (approval.status === "allowed" || approval.status === "denied") throw new ApprovalAlreadyDecidedError(approval.id);
+    if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
     if (isTerminal(run.status) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
     const sealed = {
       id: approval.id,
@@ -166,7 +173,17 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       events: result.events,
       resume: stillPending === 0 ? { lastEventSeq: result.run.lastEventSeq, leaseVersion: result.run.leaseVersion } : null,
     };
-  });
+  }, DECISION_TRANSACTION);
+}
+
+/**
+ * Prisma's defaults (2 s to get a connection, 5 s to finish) are short for a burst of clicks on a
+ * busy database: decisions on one run wait for each other's lock. Waiting longer beats a 500.
+ */
+const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 } as const;
+
+function isDecided(status: string): boolean {
+  return status === "allowed" || status === "denied";
 }
 
 function decidedEvent(approvalId: string, tool: string, toolCallId: string, input: DecideApprovalInput, edited: boolean, coveredBy?: string): NewRunEvent {

@@ -203,7 +203,7 @@ export class RunExecution {
       };
     }
     const wasFinalAnswerRound = this.loopState.finalAnswerRound;
-    this.loopState = { ...this.loopState, finalAnswerRound: false, pendingNote: null };
+    this.loopState = { ...this.loopState, finalAnswerRound: false, pendingNote: null, roundTainted: run.tainted };
     await this.commit({ update: { rounds: { increment: 1 }, loopState: this.loopState }, events: roundEvents });
     run.rounds = roundNumber;
 

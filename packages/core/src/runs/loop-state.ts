@@ -12,6 +12,11 @@ export const loopStateSchema = z.object({
   finalAnswerRound: z.boolean().default(false),
   /** A nudge was sent after the model promised an action without calling a tool. */
   nudged: z.boolean().default(false),
+  /**
+   * Whether the run was tainted when the current round started: its calls are judged by what the
+   * model had seen when it asked for them, also when a crash makes another worker finish the round.
+   */
+  roundTainted: z.boolean().nullable().default(null),
   /** A transient instruction for the next round only (the nudge), not part of the chat. */
   pendingNote: z.string().nullable().default(null),
 });

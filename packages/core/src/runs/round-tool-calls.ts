@@ -292,7 +292,7 @@ export class RoundToolCalls {
         else await this.executeApproved(call, tool, approval);
       }
     }
-    if (pending.length > 0) return this.process(pending, { tainted: execution.context.run.tainted });
+    if (pending.length > 0) return this.process(pending, { tainted: execution.loopState.roundTainted ?? execution.context.run.tainted });
     return { kind: "next_round" };
   }
 

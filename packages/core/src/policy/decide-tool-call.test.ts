@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { defaultSettings } from "../settings/agent-settings.ts";
+import type { Effect, ToolDefinition } from "../tools/tool-definition.ts";
+import { decideToolCall, type GrantRef } from "./decide-tool-call.ts";
+import type { ToolOfferContext } from "./offered-tools.ts";
+
+function tool(name: string, family: string, effects: readonly Effect[] | undefined, options: Partial<ToolDefinition> = {}): ToolDefinition {
+  return {
+    name,
+    family,
+    description: name,
+    parameters: z.object({}),
+    effects,
+    taints: false,
+    requiresWorkspace: false,
+    execute: async () => ({ ok: true, output: "" }),
+    ...options,
+  };
+}
+
+const readFile = tool("read_file", "files", ["read"], { requiresWorkspace: true });
+const writeFile = tool("write_file", "files", ["write"], { requiresWorkspace: true });
+const runCommand = tool("run_command", "process", ["process"], { requiresWorkspace: true });
+const fetchPage = tool("fetch_page", "web", ["network"]);
+const mystery = tool("mystery", "plugins", undefined);
+const mcpTool = tool("mcp_call", "plugins", ["mcp"]);
+const adminTool = tool("rotate_keys", "admin", ["admin"]);
+
+const offer: ToolOfferContext = {
+  mode: "agent",
+  allowBash: true,
+  allowWebSearch: true,
+  useWeb: true,
+  hasWorkspace: true,
+  role: "admin",
+  settings: defaultSettings(),
+};
+
+function decide(candidate: ToolDefinition | undefined, options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string } = {}) {
+  return decideToolCall({
+    tool: candidate,
+    toolName: options.name ?? candidate?.name ?? "missing",
+    offer: { ...offer, ...options.offer },
+    tainted: options.tainted ?? false,
+    grants: options.grants ?? [],
+  });
+}
+
+describe("decideToolCall", () => {
+  it("executes every offered call while the run is untainted", () => {
+    for (const candidate of [readFile, writeFile, runCommand, fetchPage, mystery, mcpTool, adminTool]) expect(decide(candidate)).toEqual({ kind: "execute" });
+  });
+
+  it("once tainted, pauses process, write, network, admin, mcp and unclassified calls with their effects", () => {
+    expect(decide(runCommand, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["process"] });
+    expect(decide(writeFile, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["write"] });
+    expect(decide(fetchPage, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["network"] });
+    expect(decide(adminTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["admin"] });
+    expect(decide(mcpTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["mcp"] });
+    expect(decide(mystery, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["unclassified"] });
+  });
+
+  it("once tainted, read-only calls still execute", () => {
+    expect(decide(readFile, { tainted: true })).toEqual({ kind: "execute" });
+  });
+
+  it("a grant covers only the same tool with exactly the same effects", () => {
+    expect(decide(runCommand, { tainted: true, grants: [{ tool: "run_command", effects: ["process"] }] })).toEqual({ kind: "execute" });
+    expect(decide(runCommand, { tainted: true, grants: [{ tool: "write_file", effects: ["process"] }] }).kind).toBe("needs_approval");
+    expect(decide(runCommand, { tainted: true, grants: [{ tool: "run_command", effects: ["process", "network"] }] }).kind).toBe("needs_approval");
+    expect(decide(mystery, { tainted: true, grants: [{ tool: "mystery", effects: [] }] }).kind).toBe("needs_approval");
+    expect(decide(mystery, { tainted: true, grants: [{ tool: "mystery", effects: ["unclassified"] }] })).toEqual({ kind: "execute" });
+  });
+
+  it("refuses unknown tools and tools the run is not offered, tainted or not, grant or not", () => {
+    expect(decide(undefined, { name: "drop_database" })).toEqual({ kind: "refuse", reason: expect.stringContaining("drop_database") });
+    const grants = [{ tool: "run_command", effects: ["process"] }];
+    expect(decide(runCommand, { offer: { allowBash: false }, grants })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("allow_bash") });
+    expect(decide(runCommand, { offer: { hasWorkspace: false } })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("workspace") });
+    expect(decide(fetchPage, { offer: { useWeb: false } })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("use_web") });
+    expect(decide(fetchPage, { offer: { allowWebSearch: false } })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("allow_web_search") });
+    expect(decide(adminTool, { offer: { role: "user" } })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("admin") });
+    expect(decide(readFile, { offer: { mode: "guide" }, tainted: true })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("guide") });
+    expect(decide(runCommand, { offer: { settings: { ...defaultSettings(), tools_process_enabled: false } } })).toMatchObject({
+      kind: "refuse",
+      reason: expect.stringContaining("administrator"),
+    });
+  });
+});
