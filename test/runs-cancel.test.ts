@@ -84,6 +84,34 @@ describe("cancelling runs (POST /api/runs/:id/cancel)", () => {
     expect(answer.content).toMatch(/cancel/i);
   });
 
+  it("cancelling during a round of several calls answers the running one and the ones not yet begun", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([
+        { calls: [{ tool: "run_command", args: { command: "sleep 30" } }, { tool: "write_file", args: { path: "later.txt", content: "later" } }] },
+        { text: "never reached" },
+      ]),
+    });
+    await stack.waitForEvent(runId, (event) => event.type === "tool.started" && event.data.tool === "run_command");
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+    expect((await stack.waitForRun(runId)).status).toBe("cancelled");
+
+    const events = await stack.events(runId);
+    expectEndsWithCancel(events);
+    const completed = events.filter((event) => event.type === "tool.completed");
+    expect(completed.map((event) => [event.data.tool, event.data.ok])).toEqual([
+      ["run_command", false],
+      ["write_file", false],
+    ]);
+    // The second call never began: no tool.started for it, and no file.
+    expect(events.filter((event) => event.type === "tool.started").map((event) => event.data.tool)).toEqual(["run_command"]);
+    expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/later.txt`)).status).toBe(404);
+    const chat = (await stack.request("GET", `/api/chats/${chatId}`)).body;
+    expect(expectEveryCallAnswered(chat.messages)).toHaveLength(2);
+  });
+
   it("a run awaiting approval is cancelled at once and its pending call gets a tool message", async () => {
     const workspaceId = await stack.createWorkspace();
     await stack.putFile(workspaceId, "notes.txt", "some notes");

@@ -86,6 +86,49 @@ describe("multitask: a new run in a chat that already has an active one", () => 
     ]);
   });
 
+  it("enqueue: runs queued behind a parked run start in order once it is cancelled, skipping a cancelled one", async () => {
+    const { chatId, runId: first } = await parkedRun("first run");
+    const second = (await stack.startRun(chatId, { input: scenarioInput([{ text: "second answer" }], "second run"), multitask: "enqueue" })).body.id;
+    const third = (await stack.startRun(chatId, { input: scenarioInput([{ text: "third answer" }], "third run"), multitask: "enqueue" })).body.id;
+    expect(new Set([first, second, third]).size).toBe(3);
+
+    // Cancelling the queued middle run must not start the third while the first is still parked.
+    expect((await stack.request("POST", `/api/runs/${second}/cancel`)).body.status).toBe("cancelled");
+    const probe = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe" }]) });
+    await stack.waitForRun(probe);
+    expect((await stack.getRun(third)).status).toBe("queued");
+    expect((await stack.getRun(first)).status).toBe("awaiting_approval");
+
+    expect((await stack.request("POST", `/api/runs/${first}/cancel`)).body.status).toBe("cancelled");
+    expect(await stack.waitForRun(third, undefined, 30_000)).toMatchObject({ status: "completed", output: "third answer" });
+    expect(await stack.getRun(second)).toMatchObject({ status: "cancelled", rounds: 0 });
+
+    const chat = (await stack.request("GET", `/api/chats/${chatId}`)).body;
+    const users = chat.messages.filter((message: any) => message.role === "user").map((message: any) => message.content);
+    expect(users).toEqual([expect.stringContaining("first run"), expect.stringContaining("third run")]);
+    expect(chat.messages.at(-1)).toMatchObject({ role: "assistant", content: "third answer" });
+  });
+
+  it("interrupt: a parked run is cancelled at once (its approval can no longer be decided) and the new run completes", async () => {
+    const { chatId, runId: first, approvalId } = await parkedRun("first run");
+    const response = await stack.startRun(chatId, { input: scenarioInput([{ text: "took over" }], "second run"), multitask: "interrupt" });
+    expect(response.status).toBe(202);
+    expect((await stack.getRun(first)).status).toBe("cancelled");
+    expect(await stack.waitForRun(response.body.id)).toMatchObject({ status: "completed", output: "took over" });
+    const firstEvents = await stack.events(first);
+    expectContiguous(firstEvents);
+    expect(firstEvents.at(-1)!.type).toBe("run.cancelled");
+    const decision = await stack.request("POST", "/api/approvals", { body: { tool_approval_id: approvalId, tool_approval_decision: "allow_task" } });
+    expect(decision.status).toBe(409);
+    expect(decision.body.error.code).toBe("run_finished");
+
+    const chat = (await stack.request("GET", `/api/chats/${chatId}`)).body;
+    const callIds = chat.messages.flatMap((message: any) => (message.tool_calls ?? []).map((call: any) => call.id));
+    const answered = chat.messages.filter((message: any) => message.role === "tool").map((message: any) => message.tool_call_id);
+    expect(callIds).toHaveLength(2);
+    expect([...answered].sort()).toEqual([...callIds].sort());
+  });
+
   it("interrupt: the active run is cancelled with its open call answered, and the new run completes", async () => {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
@@ -120,6 +163,38 @@ describe("multitask: a new run in a chat that already has an active one", () => 
     expect(toolIndex).toBeGreaterThan(-1);
     expect(secondUserIndex).toBeGreaterThan(toolIndex);
     expect(chat.messages.at(-1)).toMatchObject({ role: "assistant", content: "interrupting answer" });
+  });
+
+  it("concurrent requests on one chat: with reject exactly one run is created; with enqueue they run one at a time", async () => {
+    const chatId = await stack.createChat();
+    const rejects = await Promise.all([1, 2, 3, 4].map((index) => stack.startRun(chatId, { input: scenarioInput([{ text: `r${index}` }]) })));
+    expect(rejects.map((response) => response.status).sort()).toEqual([202, 409, 409, 409]);
+    expect(await stack.prisma.run.count({ where: { chatId } })).toBe(1);
+    await stack.waitForRun(rejects.find((response) => response.status === 202)!.body.id);
+
+    const enqueueChat = await stack.createChat();
+    const responses = await Promise.all(
+      [1, 2, 3, 4].map((index) => stack.startRun(enqueueChat, { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }], `run ${index}`), multitask: "enqueue" })),
+    );
+    expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 202]);
+    const runIds = responses.map((response) => response.body.id as string);
+    for (const runId of runIds) expect((await stack.waitForRun(runId, undefined, 30_000)).status).toBe("completed");
+    // No two runs of the chat overlapped: sorted by start, each starts after the previous one ended.
+    const spans = await Promise.all(
+      runIds.map(async (runId) => {
+        const events = await stack.events(runId);
+        return { start: Date.parse(events.find((event) => event.type === "run.started")!.at), end: Date.parse(events.at(-1)!.at) };
+      }),
+    );
+    spans.sort((left, right) => left.start - right.start);
+    for (let index = 1; index < spans.length; index += 1) expect(spans[index]!.start).toBeGreaterThanOrEqual(spans[index - 1]!.end);
+    // Each run's user message is followed by its own answer: the transcript is not interleaved.
+    const chat = (await stack.request("GET", `/api/chats/${enqueueChat}`)).body;
+    expect(chat.messages).toHaveLength(8);
+    for (let index = 0; index < 8; index += 2) {
+      const number = /run (\d)/.exec(chat.messages[index].content)![1];
+      expect(chat.messages[index + 1]).toMatchObject({ role: "assistant", content: `answer ${number}` });
+    }
   });
 
   it("interrupt with no active run simply starts the new run", async () => {

@@ -1,6 +1,9 @@
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runChannel } from "@agentq/queue";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
-import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
+import { createTestRedis } from "./support/redis.ts";
+import { expectContiguous, sleep, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 interface SseMessage {
   id?: string;
@@ -41,12 +44,29 @@ function parseSse(text: string): SseMessage[] {
 
 describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-stream)", () => {
   let stack: TestStack;
+  let redis: Redis;
   beforeAll(async () => {
     stack = await startTestStack();
+    redis = createTestRedis();
   });
   afterAll(async () => {
+    await redis?.quit();
     await stack?.close();
   });
+
+  /** Subscribers of the run's pub/sub channel: the API holds one while any client follows the run. */
+  async function channelSubscribers(runId: string): Promise<number> {
+    const [, count] = (await redis.pubsub("NUMSUB", runChannel(stack.api.config.queuePrefix, runId))) as [string, number];
+    return Number(count);
+  }
+
+  async function waitForSubscribers(runId: string, expected: number, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await channelSubscribers(runId)) !== expected) {
+      if (Date.now() > deadline) throw new Error(`run ${runId}: expected ${expected} channel subscribers, have ${await channelSubscribers(runId)}`);
+      await sleep(50);
+    }
+  }
 
   /** Reads the whole stream; the deadline fails the test if the server never closes it. */
   async function readStream(path: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<SseResult> {
@@ -78,6 +98,24 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     // The stream ended because the run finished: it holds every durable event of the run.
     expect((await stack.getRun(runId)).status).toBe("completed");
     expect(result.events).toEqual(await stack.events(runId));
+  });
+
+  it("an EventSource-style client (token in the query, default message type) gets the same stream", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "for a browser" }]) });
+    await stack.waitForRun(runId);
+    const response = await fetch(`${stack.url}/api/runs/${runId}/events?token=${encodeURIComponent(stack.api.adminToken)}`, {
+      headers: { accept: "text/event-stream" },
+      signal: AbortSignal.timeout(25_000),
+    });
+    expect(response.status).toBe(200);
+    const messages = parseSse(await response.text());
+    // No `event:` field: EventSource's onmessage sees every message.
+    expect(messages.every((message) => message.event === undefined)).toBe(true);
+    expect(messages.map((message) => (JSON.parse(message.data) as RunEvent).type).at(-1)).toBe("run.completed");
+    // The query token is accepted only where a browser cannot send headers.
+    const elsewhere = await fetch(`${stack.url}/api/runs/${runId}?token=${encodeURIComponent(stack.api.adminToken)}`);
+    expect(elsewhere.status).toBe(401);
   });
 
   it("a reconnect with Last-Event-ID: N gets exactly the events after N", async () => {
@@ -140,6 +178,39 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     expectContiguous(union);
     expect(union.at(-1)!.type).toBe("run.completed");
     expect(union).toEqual(await stack.events(runId));
+  });
+
+  it("a client that goes away releases the run's subscription, and so does a stream that ended", async () => {
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "notes.txt", "notes");
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }]),
+    });
+    const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
+    const controller = new AbortController();
+    const response = await fetch(`${stack.url}/api/runs/${runId}/events`, {
+      headers: { authorization: `Bearer ${stack.api.adminToken}`, accept: "text/event-stream" },
+      signal: controller.signal,
+    });
+    expect(response.status).toBe(200);
+    await waitForSubscribers(runId, 1);
+    controller.abort();
+    await waitForSubscribers(runId, 0);
+
+    // Following to the end: the stream closes on run.cancelled and lets go of the channel.
+    const following = readStream(`/api/runs/${runId}/events`);
+    await waitForSubscribers(runId, 1);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+    const result = await following;
+    expect(result.events.at(-1)!.type).toBe("run.cancelled");
+    expect(parked.pending_approvals).toHaveLength(1);
+    await waitForSubscribers(runId, 0);
+
+    // A reconnect after the last event ends at once and holds nothing either.
+    const lastSeq = result.events.at(-1)!.seq;
+    expect((await readStream(`/api/runs/${runId}/events`, { headers: { "last-event-id": String(lastSeq) } })).events).toEqual([]);
+    await waitForSubscribers(runId, 0);
   });
 
   it("someone else's run is a 404, not a stream", async () => {

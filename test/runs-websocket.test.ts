@@ -1,7 +1,10 @@
+import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { runChannel } from "@agentq/queue";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
-import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
+import { createTestRedis } from "./support/redis.ts";
+import { expectContiguous, sleep, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 /** Tries to open /api/ws and resolves with the HTTP status of the refusal (or 101 if it opened). */
 function upgradeStatus(url: string): Promise<number> {
@@ -21,12 +24,25 @@ function upgradeStatus(url: string): Promise<number> {
 
 describe("WebSocket /api/ws", () => {
   let stack: TestStack;
+  let redis: Redis;
   beforeAll(async () => {
     stack = await startTestStack();
+    redis = createTestRedis();
   });
   afterAll(async () => {
+    await redis?.quit();
     await stack?.close();
   });
+
+  /** Waits until the API holds `expected` subscriptions of the run's pub/sub channel (0 or 1). */
+  async function waitForSubscribers(runId: string, expected: number, timeoutMs = 20_000): Promise<void> {
+    const count = async () => Number(((await redis.pubsub("NUMSUB", runChannel(stack.api.config.queuePrefix, runId))) as [string, number])[1]);
+    const deadline = Date.now() + timeoutMs;
+    while ((await count()) !== expected) {
+      if (Date.now() > deadline) throw new Error(`run ${runId}: expected ${expected} channel subscribers, have ${await count()}`);
+      await sleep(50);
+    }
+  }
 
   it("a subscriber that disconnects mid-run and resubscribes after its last seq sees every event exactly once", async () => {
     const workspaceId = await stack.createWorkspace();
@@ -121,6 +137,93 @@ describe("WebSocket /api/ws", () => {
       expectContiguous(socket.events(runId));
       expect(socket.events(runId)).toEqual(await stack.events(runId));
     }
+  });
+
+  it("after an unsubscribe (even one sent right behind the subscribe) no more events of that run arrive", async () => {
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "notes.txt", "notes");
+    const chatId = await stack.createChat({ workspaceId });
+    // Parks on an approval after the read: the run is still going when the socket unsubscribes.
+    const runId = await stack.run(chatId, {
+      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }, { text: "resumed" }]),
+    });
+    const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
+    const socket = await stack.connectWebSocket();
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    socket.send({ type: "unsubscribe", run_id: runId });
+    // Messages are handled in order: once the probe's events arrive the unsubscribe has been handled.
+    const probe = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe" }]) });
+    socket.send({ type: "subscribe", run_id: probe, after: 0 });
+    await socket.waitFor(() => socket.events(probe).some((event) => event.type === "run.completed"));
+    const seenBefore = socket.events(runId).length;
+
+    const decision = await stack.request("POST", "/api/approvals", { body: { tool_approval_id: parked.pending_approvals[0].id, tool_approval_decision: "allow_task" } });
+    expect(decision.status).toBe(202);
+    await stack.waitForRun(runId);
+    // A second probe after the run finished: anything the run published would have arrived by now.
+    const probe2 = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe 2" }]) });
+    socket.send({ type: "subscribe", run_id: probe2, after: 0 });
+    await socket.waitFor(() => socket.events(probe2).some((event) => event.type === "run.completed"));
+    expect(socket.events(runId)).toHaveLength(seenBefore);
+    expect(socket.events(runId).map((event) => event.type)).not.toContain("run.completed");
+    socket.close();
+  });
+
+  it("subscribing twice to the same run replaces the first subscription: no event is sent twice after the second", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "twice", delayMs: 1500, chunkDelayMs: 50 }]) });
+    const socket = await stack.connectWebSocket();
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"), 30_000);
+    // A probe subscribed afterwards: a duplicate delivery would have arrived before its events.
+    const probe = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe" }]) });
+    await stack.waitForRun(probe);
+    socket.send({ type: "subscribe", run_id: probe, after: 0 });
+    await socket.waitFor(() => socket.events(probe).some((event) => event.type === "run.completed"));
+    const durable = await stack.events(runId);
+    const received = socket.events(runId);
+    // Whatever the first subscription delivered before it was replaced, the second one replays from
+    // seq 1 and then delivers each event once: the tail of the socket is exactly the durable list.
+    expect(received.slice(-durable.length)).toEqual(durable);
+    expect(received.filter((event) => event.type === "run.completed")).toHaveLength(1);
+    socket.close();
+  });
+
+  it("closing the socket, unsubscribing, or the run ending releases the run's channel", async () => {
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "notes.txt", "notes");
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }]),
+    });
+    await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
+
+    const first = await stack.connectWebSocket();
+    first.send({ type: "subscribe", run_id: runId, after: 0 });
+    await waitForSubscribers(runId, 1);
+    first.close();
+    await waitForSubscribers(runId, 0);
+
+    const second = await stack.connectWebSocket();
+    second.send({ type: "subscribe", run_id: runId, after: 0 });
+    await waitForSubscribers(runId, 1);
+    second.send({ type: "unsubscribe", run_id: runId });
+    await waitForSubscribers(runId, 0);
+
+    second.send({ type: "subscribe", run_id: runId, after: 0 });
+    await waitForSubscribers(runId, 1);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+    await second.waitFor(() => second.events(runId).some((event) => event.type === "run.cancelled"));
+    await waitForSubscribers(runId, 0);
+
+    // Subscribing after the last event of a finished run holds nothing.
+    second.send({ type: "subscribe", run_id: runId, after: second.events(runId).at(-1)!.seq });
+    const probe = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe" }]) });
+    second.send({ type: "subscribe", run_id: probe, after: 0 });
+    await second.waitFor(() => second.events(probe).some((event) => event.type === "run.completed"));
+    await waitForSubscribers(runId, 0);
+    second.close();
   });
 
   it("someone else's run (or no run) answers an error not_found and sends none of its events", async () => {

@@ -38,14 +38,21 @@ export async function authenticateToken(prisma: PrismaClient, token: string | un
 }
 
 export interface AuthenticateOptions {
-  /** Paths (relative to the mount point) that may pass the token as `?token=`. Default `["/ws"]` (GET /api/ws). */
-  queryTokenPaths?: readonly string[];
+  /**
+   * Paths (relative to the mount point) that may pass the token as `?token=`. Default: the WebSocket
+   * (`/ws`) and a run's event stream (`/runs/:id/events`), the two a browser opens without being able
+   * to set headers (WebSocket, EventSource).
+   */
+  queryTokenPaths?: readonly (string | RegExp)[];
 }
 
+const DEFAULT_QUERY_TOKEN_PATHS: readonly (string | RegExp)[] = ["/ws", /^\/runs\/[^/]+\/events$/];
+
 export function authenticate(prisma: PrismaClient, options: AuthenticateOptions = {}): RequestHandler {
-  const queryTokenPaths = new Set(options.queryTokenPaths ?? ["/ws"]);
+  const queryTokenPaths = options.queryTokenPaths ?? DEFAULT_QUERY_TOKEN_PATHS;
+  const mayUseQueryToken = (path: string) => queryTokenPaths.some((allowed) => (typeof allowed === "string" ? allowed === path : allowed.test(path)));
   return async (request, _response, next) => {
-    request.user = await authenticateToken(prisma, requestToken(request, queryTokenPaths.has(request.path)));
+    request.user = await authenticateToken(prisma, requestToken(request, mayUseQueryToken(request.path)));
     next();
   };
 }

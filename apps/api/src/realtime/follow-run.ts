@@ -83,7 +83,16 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     if (!stopped) poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);
   };
 
-  const unsubscribe = await options.hub.subscribe(options.runId, (message) => {
+  // Declared before subscribing: a live event may end the follow before `subscribe` resolves.
+  let unsubscribe: (() => void) | undefined;
+  const stop = () => {
+    if (poll) clearTimeout(poll);
+    // Idempotent: an end() and the caller's own stop() must not unsubscribe twice.
+    if (stopped) return;
+    stopped = true;
+    unsubscribe?.();
+  };
+  unsubscribe = await options.hub.subscribe(options.runId, (message) => {
     if (stopped) return;
     if (message.kind === "delta") {
       options.onDelta?.(message.text);
@@ -95,11 +104,7 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     });
     schedulePoll();
   });
-  const stop = () => {
-    stopped = true;
-    if (poll) clearTimeout(poll);
-    unsubscribe();
-  };
+  if (stopped) unsubscribe();
   await catchUp();
   schedulePoll();
   return { stop };

@@ -12,6 +12,8 @@ export class RunSubscriptionHub {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #listeners = new Map<string, Set<RunChannelListener>>();
+  /** The SUBSCRIBE of each channel that has listeners, settled once Redis confirmed it. */
+  readonly #ready = new Map<string, Promise<void>>();
 
   constructor(subscriber: Redis, prefix: string) {
     this.#redis = subscriber;
@@ -36,22 +38,36 @@ export class RunSubscriptionHub {
     if (!listeners) {
       listeners = new Set();
       this.#listeners.set(channel, listeners);
+      // Every follower of the channel waits for this one SUBSCRIBE: a second follower that
+      // arrived while it was in flight would otherwise replay before the channel is live and
+      // learn of events published meanwhile only from its next poll.
+      const ready = this.#redis.subscribe(channel).then(() => undefined);
+      this.#ready.set(channel, ready);
+      ready.catch(() => undefined);
     }
     listeners.add(listener);
-    if (listeners.size === 1) await this.#redis.subscribe(channel);
-    return () => {
+    const ready = this.#ready.get(channel);
+    const unsubscribe = () => {
       const current = this.#listeners.get(channel);
-      if (!current) return;
-      current.delete(listener);
+      if (current !== listeners || !current.delete(listener)) return;
       if (current.size === 0) {
         this.#listeners.delete(channel);
+        this.#ready.delete(channel);
         this.#redis.unsubscribe(channel).catch(() => undefined);
       }
     };
+    try {
+      await ready;
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+    return unsubscribe;
   }
 
   async close(): Promise<void> {
     this.#listeners.clear();
+    this.#ready.clear();
     await this.#redis.quit().catch(() => undefined);
   }
 }

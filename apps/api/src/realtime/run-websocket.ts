@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
+import { NotFoundError } from "@agentq/core/errors/agentq-error";
 import { requireOwnRun } from "@agentq/core/runs/run-queries";
 import type { AuthenticatedUser } from "@agentq/core/users/user";
 import type { ApiDependencies } from "../api-dependencies.ts";
@@ -104,31 +105,41 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
     const isCurrent = () => current.get(runId) === subscription && ws.readyState === ws.OPEN;
     try {
       await requireOwnRun(dependencies.prisma, user.id, runId);
-    } catch {
-      if (isCurrent()) send({ type: "error", code: "not_found", run_id: runId });
+    } catch (error) {
+      // Someone else's run is answered like a missing one (invariant 7); anything else is an outage.
+      const code = error instanceof NotFoundError ? "not_found" : "unavailable";
+      if (isCurrent()) send({ type: "error", code, run_id: runId });
       if (current.get(runId) === subscription) current.delete(runId);
       return;
     }
     if (!isCurrent()) return;
     let ended = false;
-    const follower = await followRun({
-      prisma: dependencies.prisma,
-      hub: dependencies.runs.hub,
-      runId,
-      after,
-      onEvent: (event) => {
-        if (isCurrent()) send({ type: "event", run_id: runId, event });
-      },
-      onDelta: (text) => {
-        if (isCurrent() && ws.bufferedAmount < DELTA_BACKPRESSURE_BYTES) send({ type: "delta", run_id: runId, text });
-      },
-      onEnd: () => {
-        ended = true;
-        if (current.get(runId) !== subscription) return;
-        followers.delete(runId);
-        current.delete(runId);
-      },
-    });
+    let follower: { stop(): void };
+    try {
+      follower = await followRun({
+        prisma: dependencies.prisma,
+        hub: dependencies.runs.hub,
+        runId,
+        after,
+        onEvent: (event) => {
+          if (isCurrent()) send({ type: "event", run_id: runId, event });
+        },
+        onDelta: (text) => {
+          if (isCurrent() && ws.bufferedAmount < DELTA_BACKPRESSURE_BYTES) send({ type: "delta", run_id: runId, text });
+        },
+        onEnd: () => {
+          ended = true;
+          if (current.get(runId) !== subscription) return;
+          followers.delete(runId);
+          current.delete(runId);
+        },
+      });
+    } catch {
+      // Redis or Postgres is unreachable: say so rather than leave the client waiting in silence.
+      if (current.get(runId) === subscription) current.delete(runId);
+      send({ type: "error", code: "unavailable", run_id: runId, message: "the run's events cannot be followed right now; subscribe again" });
+      return;
+    }
     if (ended || !isCurrent()) follower.stop();
     else followers.set(runId, follower);
   };

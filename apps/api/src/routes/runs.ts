@@ -18,6 +18,9 @@ const eventsQuery = z.object({
     .optional(),
 });
 
+/** Events in one JSON answer. Default 10,000. */
+const EVENTS_PAGE_LIMIT = 10_000;
+
 /** SSE comment lines keep proxies from closing an idle stream. Default every 15 s. */
 const SSE_HEARTBEAT_MS = 15_000;
 
@@ -49,7 +52,9 @@ export function runsRouter(dependencies: ApiDependencies): Router {
       await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
       return;
     }
-    response.json({ events: await listRunEvents(prisma, run.id, query.after ?? 0, 10_000) });
+    const events = await listRunEvents(prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
+    // Additive to API.md: a run with more events than one page says so; ask again with after=<last seq>.
+    response.json({ events: events.slice(0, EVENTS_PAGE_LIMIT), has_more: events.length > EVENTS_PAGE_LIMIT });
   });
 
   return router;
@@ -84,7 +89,7 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
       hub: dependencies.runs.hub,
       runId,
       after,
-      onEvent: (event) => response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+      onEvent: (event) => response.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`),
       onEnd: () => {
         clearInterval(heartbeat);
         response.end();

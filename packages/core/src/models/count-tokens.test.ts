@@ -17,6 +17,16 @@ describe("countTokens", () => {
     expect(countTokens("<|endoftext|>")).toBeGreaterThan(1);
   });
 
+  it("estimates very long texts from samples, close to the exact count and fast", () => {
+    const paragraph = "The agent reads files, runs commands and writes a summary of what it found. ";
+    const huge = paragraph.repeat(10_000); // ~770 KB
+    const exactPerParagraph = countTokens(paragraph.repeat(100)) / 100;
+    const started = performance.now();
+    const estimate = countTokens(huge);
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(Math.abs(estimate - exactPerParagraph * 10_000) / (exactPerParagraph * 10_000)).toBeLessThan(0.02);
+  });
+
   it("gives the same answer for a cached long text", () => {
     const text = "The agent reads files and writes them. ".repeat(50);
     expect(countTokens(text)).toBe(countTokens(text));

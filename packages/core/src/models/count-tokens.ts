@@ -19,10 +19,19 @@ export const TOKENS_PER_TOOL_CALL = 8;
 export const TOKENS_PER_TOOL_SCHEMA = 8;
 
 let encoder: Tiktoken | undefined;
-const cache = new Map<string, number>();
 /** Histories are recounted every round; caching long strings makes that a lookup. */
-const CACHE_LIMIT = 4000;
+const cache = new Map<string, number>();
+let cachedChars = 0;
+/** The cache holds at most this many characters (~16 MB), so it never pins large tool outputs for long. */
+const CACHE_CHAR_LIMIT = 8_000_000;
 const CACHE_MIN_LENGTH = 64;
+/**
+ * js-tiktoken encodes ~1-2 MB/s and blocks the event loop meanwhile (and every run this worker
+ * drives with it). Texts longer than this are counted from their head and tail and extrapolated:
+ * close enough for a budget, and bounded in time.
+ */
+const EXACT_COUNT_CHAR_LIMIT = 262_144;
+const SAMPLE_CHARS = 65_536;
 
 /**
  * The cl100k_base BPE ranks (1 MB, shipped inside js-tiktoken: no network) are loaded on first
@@ -47,10 +56,13 @@ export function warmUpTokenizer(): void {
   getEncoder();
 }
 
-/** Tokens of `text` under cl100k_base. Special-token strings in the text are counted as plain text. */
+/**
+ * Tokens of `text` under cl100k_base (estimated from a head and tail sample above 256 KiB).
+ * Special-token strings in the text are counted as plain text.
+ */
 export const countTokens: CountTokens = (text) => {
   if (text.length === 0) return 0;
-  if (text.length < CACHE_MIN_LENGTH) return getEncoder().encode(text, [], []).length;
+  if (text.length < CACHE_MIN_LENGTH) return encodeLength(text);
   const cached = cache.get(text);
   if (cached !== undefined) {
     // Refresh recency: Map iteration order is insertion order, so the first key is the least recently used.
@@ -58,11 +70,25 @@ export const countTokens: CountTokens = (text) => {
     cache.set(text, cached);
     return cached;
   }
-  const count = getEncoder().encode(text, [], []).length;
-  cache.set(text, count);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  const count =
+    text.length <= EXACT_COUNT_CHAR_LIMIT
+      ? encodeLength(text)
+      : Math.ceil(((encodeLength(text.slice(0, SAMPLE_CHARS)) + encodeLength(text.slice(-SAMPLE_CHARS))) * text.length) / (2 * SAMPLE_CHARS));
+  if (text.length <= CACHE_CHAR_LIMIT / 8) {
+    cache.set(text, count);
+    cachedChars += text.length;
+    for (const oldest of cache.keys()) {
+      if (cachedChars <= CACHE_CHAR_LIMIT) break;
+      cache.delete(oldest);
+      cachedChars -= oldest.length;
+    }
+  }
   return count;
 };
+
+function encodeLength(text: string): number {
+  return getEncoder().encode(text, [], []).length;
+}
 
 /** Tokens one message costs in a request, overhead included. */
 export function countOneMessageTokens(message: ModelMessage, count: CountTokens = countTokens): number {

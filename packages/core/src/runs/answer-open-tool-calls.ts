@@ -22,6 +22,8 @@ export async function answerOpenToolCalls(
     await tx.toolCall.update({ where: { id: call.id }, data: { status: "completed", ok: false, result: error, completedAt: input.now } });
   }
   await tx.approval.updateMany({ where: { runId: input.runId, status: "pending" }, data: { status: "cancelled" } });
+  // API.md: tool_calls counts calls "executed or answered"; these are answered.
+  await tx.run.update({ where: { id: input.runId }, data: { toolCalls: { increment: answers.length } } });
   await appendChatMessages(tx, {
     chatId: input.chatId,
     runId: input.runId,
