@@ -3,8 +3,8 @@ import type { ModelMessage, ModelResponse } from "../models/model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../models/model-errors.ts";
 import { offeredTools, type ToolOfferContext } from "../policy/offered-tools.ts";
 import type { CommitResult, RunChange } from "../store/commit-run-change.ts";
+import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../store/run-statement.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
-import { appendChatMessages } from "./chat-messages.ts";
 import { createDeltaBuffer } from "./delta-buffer.ts";
 import { fitTokenBudget, resolveInputTokenBudget } from "./fit-token-budget.ts";
 import { detectPromisedAction, PROMISED_ACTION_NUDGE } from "./guards/promised-action.ts";
@@ -82,8 +82,39 @@ export class RunExecution {
     };
   }
 
-  /** Commits a change under this worker's lease and keeps the in-memory mirror in step. */
+  /**
+   * Changes recorded but not yet committed. Consecutive changes with no side effect between them
+   * (a call's result and the next round's start, an assistant message and its first call's start)
+   * share one commit; `flush()` runs before every side effect (a tool handler, a model request) and
+   * before the execution ends, so invariant 2 holds where it matters.
+   */
+  #staged: RunStatementChange | null = null;
+
+  /** Records a change to commit with the next flush (hot path: one SQL statement per flush). */
+  stage(apply: (change: RunStatementChange) => void): void {
+    this.#staged ??= emptyStatementChange(this.runId, this.input.lease.leaseVersion);
+    apply(this.#staged);
+  }
+
+  /** Commits what is staged under this worker's lease, then publishes its events. */
+  async flush(): Promise<void> {
+    const staged = this.#staged;
+    this.#staged = null;
+    if (!staged || isEmptyStatementChange(staged)) return;
+    if (staged.loopState === undefined) staged.loopState = this.loopState;
+    const result = await commitRunStatement(this.dependencies.prisma, staged, this.dependencies.clock());
+    if (!result) throw new LeaseLostError(this.runId);
+    this.cancelRequested = result.run.cancelRequested;
+    if (result.events.length > 0) {
+      this.dependencies.publisher.publishEvents(this.runId, result.events).catch((error: unknown) => {
+        this.dependencies.logger.warn({ run_id: this.runId, err: error }, "publishing run events failed; subscribers replay from Postgres");
+      });
+    }
+  }
+
+  /** Commits a change with arbitrary writes (cold paths: park, cancel, failure), after what is staged. */
   async commit(change: Omit<RunChange, "runId" | "condition">): Promise<CommitResult> {
+    await this.flush();
     const result = await this.dependencies.journal.commit({ ...change, runId: this.runId, condition: { leaseVersion: this.input.lease.leaseVersion } });
     this.cancelRequested = result.run.cancelRequested;
     return result;
@@ -122,19 +153,17 @@ export class RunExecution {
   async start(): Promise<void> {
     const { lease } = this.input;
     const { run } = this.context;
-    const now = this.dependencies.clock();
     const firstStart = !lease.resumed;
     const becameTainted = !run.tainted && this.context.chatTainted;
-    await this.commit({
-      update: becameTainted ? { tainted: true } : undefined,
-      events: [
+    // Staged: committed together with whatever the execution does first.
+    this.stage((change) => {
+      change.tainted ||= becameTainted;
+      change.events.push(
         firstStart
           ? { type: "run.started", data: { model: run.model, mode: run.mode } }
           : { type: "run.resumed", data: { reason: lease.previousStatus === "queued" ? "approval" : "recovered" } },
-      ],
-      write: firstStart
-        ? (tx) => appendChatMessages(tx, { chatId: run.chatId, runId: run.id, now, messages: [{ role: "user", content: run.input }], generateId: this.dependencies.generateId })
-        : undefined,
+      );
+      if (firstStart) change.messages.push({ id: this.dependencies.generateId("msg"), role: "user", content: run.input });
     });
     if (becameTainted) run.tainted = true;
     if (firstStart) this.context.transcript.push({ role: "user", content: run.input });
@@ -143,7 +172,10 @@ export class RunExecution {
   /** Turns an interruption into its final form: a cancel is finished here, others pass through. */
   async settle(outcome: RunOutcome | "cancel"): Promise<RunOutcome> {
     if (outcome === "cancel") return this.finish("cancelled", {});
-    if (outcome.kind === "handed_back") await this.handBack();
+    if (outcome.kind === "handed_back") {
+      await this.flush();
+      await this.handBack();
+    }
     return outcome;
   }
 
@@ -204,7 +236,12 @@ export class RunExecution {
     }
     const wasFinalAnswerRound = this.loopState.finalAnswerRound;
     this.loopState = { ...this.loopState, finalAnswerRound: false, pendingNote: null, roundTainted: run.tainted };
-    await this.commit({ update: { rounds: { increment: 1 }, loopState: this.loopState }, events: roundEvents });
+    this.stage((change) => {
+      change.increments.rounds += 1;
+      change.events.push(...roundEvents);
+    });
+    // Committed before the request: a crash mid-stream still counts the request and shows the round.
+    await this.flush();
     run.rounds = roundNumber;
 
     const response = await this.requestModel(resolved.client, resolved.model, fitted.messages, toolSchemas);
@@ -212,40 +249,27 @@ export class RunExecution {
 
     const normalized = normalizeToolCalls(response.toolCalls, this.usedCallIds, this.dependencies.generateId);
     const storedCalls = toStoredToolCalls(normalized);
-    const now = this.dependencies.clock();
     const rowIds = normalized.map(() => this.dependencies.generateId("tc"));
-    await this.commit({
-      update: { inputTokens: { increment: response.usage.inputTokens }, outputTokens: { increment: response.usage.outputTokens } },
-      events: [
-        {
-          type: "message.completed",
-          data: { round: roundNumber, role: "assistant", content: response.text, tool_calls: storedCalls, usage: { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens } },
-        },
-      ],
-      write: async (tx) => {
-        await appendChatMessages(tx, {
-          chatId: run.chatId,
-          runId: run.id,
-          now,
-          generateId: this.dependencies.generateId,
-          messages: [{ role: "assistant", content: response.text.length > 0 ? response.text : null, toolCalls: storedCalls }],
+    this.stage((change) => {
+      change.increments.inputTokens += response.usage.inputTokens;
+      change.increments.outputTokens += response.usage.outputTokens;
+      change.events.push({
+        type: "message.completed",
+        data: { round: roundNumber, role: "assistant", content: response.text, tool_calls: storedCalls, usage: { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens } },
+      });
+      change.messages.push({ id: this.dependencies.generateId("msg"), role: "assistant", content: response.text.length > 0 ? response.text : null, toolCalls: storedCalls });
+      normalized.forEach((call, position) => {
+        change.toolCallInserts.push({
+          id: rowIds[position]!,
+          callId: call.id,
+          round: roundNumber,
+          position,
+          tool: call.name,
+          arguments: call.storedArguments,
+          status: "pending",
+          effects: [],
         });
-        if (normalized.length > 0) {
-          await tx.toolCall.createMany({
-            data: normalized.map((call, position) => ({
-              id: rowIds[position]!,
-              runId: run.id,
-              callId: call.id,
-              round: roundNumber,
-              position,
-              tool: call.name,
-              arguments: call.storedArguments as never,
-              effects: [],
-              createdAt: now,
-            })),
-          });
-        }
-      },
+      });
     });
     this.context.transcript.push({
       role: "assistant",
@@ -256,7 +280,7 @@ export class RunExecution {
     if (normalized.length === 0) {
       if (!this.loopState.nudged && !wasFinalAnswerRound && toolSchemas.length > 0 && detectPromisedAction(response.text)) {
         this.loopState = { ...this.loopState, nudged: true, pendingNote: PROMISED_ACTION_NUDGE };
-        await this.commit({ update: { loopState: this.loopState }, events: [{ type: "guard.triggered", data: { guard: "promised_action", round: roundNumber } }] });
+        this.stage((change) => change.events.push({ type: "guard.triggered", data: { guard: "promised_action", round: roundNumber } }));
         return { kind: "next_round" };
       }
       return { kind: "finished", output: response.text };

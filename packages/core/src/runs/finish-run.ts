@@ -30,20 +30,29 @@ export async function finishRun(
         ? { type: "run.failed", data: { error: detail.error } }
         : { type: "run.cancelled", data: { reason: "cancelled by the user" } };
   const status = kind === "completed" ? RunStatus.completed : kind === "failed" ? RunStatus.failed : RunStatus.cancelled;
+  if (kind === "completed") {
+    // Hot path: no open calls to answer, so the final answer and the status share one statement.
+    execution.stage((change) => {
+      change.status = status;
+      change.finish = { output: detail.output ?? "", errorCode: null, errorMessage: null };
+      change.events.push(...(detail.events ?? []), finalEvent);
+    });
+    await execution.flush();
+    await scheduleNextRunOfChat(execution.dependencies, run.chatId);
+    return { kind: "completed", output: detail.output ?? "" };
+  }
   await execution.commit({
     prepare: (tx) =>
-      kind === "completed"
-        ? Promise.resolve([])
-        : answerOpenToolCalls(tx, {
-            runId: run.id,
-            chatId: run.chatId,
-            now,
-            reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
-            reasonStarted: kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
-          }),
+      answerOpenToolCalls(tx, {
+        runId: run.id,
+        chatId: run.chatId,
+        now,
+        reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
+        reasonStarted: kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
+      }),
     update: {
       status,
-      output: kind === "completed" ? (detail.output ?? "") : null,
+      output: null,
       errorCode: detail.error?.code ?? null,
       errorMessage: detail.error?.message ?? null,
       finishedAt: now,
@@ -53,7 +62,6 @@ export async function finishRun(
     events: [...(detail.events ?? []), finalEvent],
   });
   await scheduleNextRunOfChat(execution.dependencies, run.chatId);
-  if (kind === "completed") return { kind: "completed", output: detail.output ?? "" };
   if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "failed", message: "the run failed" } };
   return { kind: "cancelled" };
 }

@@ -5,10 +5,10 @@ import { decideToolCall } from "../policy/decide-tool-call.ts";
 import { decideToolOffer } from "../policy/offered-tools.ts";
 import { effectLabels } from "../policy/effects.ts";
 import { createFileReadLedger } from "../store/file-read-ledger.ts";
+import { stageToolCallUpdate } from "../store/run-statement.ts";
 import { parseToolArguments, validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { isReadOnlyTool, type ToolDefinition, type ToolResult } from "../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
-import { appendChatMessages } from "./chat-messages.ts";
 import type { RunExecution } from "./execute-run.ts";
 import { callSignature } from "./guards/call-signature.ts";
 import type { LoopState } from "./loop-state.ts";
@@ -55,17 +55,17 @@ export class RoundToolCalls {
       if (interruption) return { kind: "stop", outcome: interruption };
       const tool = execution.dependencies.tools.get(call.name);
       if (!tool) {
-        await this.answer(call, { ok: false, error: `there is no tool named "${call.name}"; use one of the tools you were given` });
+        this.answer(call, { ok: false, error: `there is no tool named "${call.name}"; use one of the tools you were given` });
         continue;
       }
       const parsed = parseToolArguments(tool, call.argumentsText);
       if (!parsed.ok) {
-        await this.answer(call, { ok: false, error: parsed.error });
+        this.answer(call, { ok: false, error: parsed.error });
         continue;
       }
       const guard = this.checkGuards(call, parsed.args);
       if (guard) {
-        await this.answer(call, { ok: false, error: guard.error }, guard.events);
+        this.answer(call, { ok: false, error: guard.error }, guard.events);
         continue;
       }
       const decision = decideToolCall({
@@ -77,7 +77,7 @@ export class RoundToolCalls {
       });
       switch (decision.kind) {
         case "refuse":
-          await this.answer(call, { ok: false, error: decision.reason });
+          this.answer(call, { ok: false, error: decision.reason });
           break;
         case "needs_approval":
           approvals.push({ call, tool, args: parsed.args, effects: decision.effects });
@@ -119,19 +119,14 @@ export class RoundToolCalls {
   /** Records the call as started, runs it, and records its result: two commits around the handler. */
   async execute(call: PendingCall, tool: ToolDefinition, args: unknown): Promise<void> {
     const execution = this.#execution;
-    const now = execution.dependencies.clock();
-    await execution.commit({
-      update: { loopState: execution.loopState },
-      events: [{ type: "tool.started", data: { tool_call_id: call.callId, tool: call.name, arguments: args } }],
-      write: async (tx) => {
-        await tx.toolCall.update({
-          where: { id: call.rowId },
-          data: { status: "started", startedAt: now, attempts: { increment: 1 }, effects: effectLabels(tool) },
-        });
-      },
+    execution.stage((change) => {
+      change.events.push({ type: "tool.started", data: { tool_call_id: call.callId, tool: call.name, arguments: args } });
+      stageToolCallUpdate(change, { id: call.rowId, status: "started", started: true, effects: effectLabels(tool) });
     });
+    // Invariant 3: the call is recorded as started (with everything staged before it) before its handler runs.
+    await execution.flush();
     const result = await this.runTool(tool, args);
-    await this.answer(call, result, [], { taints: tool.taints && result.ok });
+    this.answer(call, result, [], { taints: tool.taints && result.ok });
   }
 
   async runTool(tool: ToolDefinition, args: unknown): Promise<ToolResult> {
@@ -152,34 +147,26 @@ export class RoundToolCalls {
     }
   }
 
-  /** Commits a call's result: the tool message, the counters, and `tool.completed`. */
-  async answer(call: PendingCall, result: ToolResult, extraEvents: NewRunEvent[] = [], options: { taints?: boolean } = {}): Promise<void> {
+  /**
+   * Records a call's result: the tool message, the counters and `tool.completed`. Staged: it is
+   * committed with the next step (the next call's start, the next round's start, the run's end).
+   */
+  answer(call: PendingCall, result: ToolResult, extraEvents: NewRunEvent[] = [], options: { taints?: boolean } = {}): void {
     const execution = this.#execution;
     const { run } = execution.context;
-    const now = execution.dependencies.clock();
     const content = result.ok ? result.output : `Error: ${result.error}`;
     const taintsNow = options.taints === true && !run.tainted;
-    await execution.commit({
-      update: { toolCalls: { increment: 1 }, loopState: execution.loopState, ...(taintsNow ? { tainted: true } : {}) },
-      events: [
-        ...extraEvents,
-        {
-          type: "tool.completed",
-          data: result.ok
-            ? { tool_call_id: call.callId, tool: call.name, ok: true, result: capped(result.output), ...(result.data ? { data: result.data } : {}) }
-            : { tool_call_id: call.callId, tool: call.name, ok: false, error: capped(result.error) },
-        },
-      ],
-      write: async (tx) => {
-        await tx.toolCall.update({ where: { id: call.rowId }, data: { status: "completed", ok: result.ok, result: content, completedAt: now } });
-        await appendChatMessages(tx, {
-          chatId: run.chatId,
-          runId: run.id,
-          now,
-          generateId: execution.dependencies.generateId,
-          messages: [{ role: "tool", toolCallId: call.callId, content }],
-        });
-      },
+    execution.stage((change) => {
+      change.increments.toolCalls += 1;
+      change.tainted ||= taintsNow;
+      change.events.push(...extraEvents, {
+        type: "tool.completed",
+        data: result.ok
+          ? { tool_call_id: call.callId, tool: call.name, ok: true, result: capped(result.output), ...(result.data ? { data: result.data } : {}) }
+          : { tool_call_id: call.callId, tool: call.name, ok: false, error: capped(result.error) },
+      });
+      stageToolCallUpdate(change, { id: call.rowId, status: "completed", ok: result.ok, result: content, completed: true });
+      change.messages.push({ id: execution.dependencies.generateId("msg"), role: "tool", toolCallId: call.callId, content });
     });
     run.toolCalls += 1;
     if (taintsNow) run.tainted = true;
@@ -277,9 +264,9 @@ export class RoundToolCalls {
         if (tool && isReadOnlyTool(tool)) {
           const parsed = parseToolArguments(tool, call.argumentsText);
           if (parsed.ok) await this.execute(call, tool, parsed.args);
-          else await this.answer(call, { ok: false, error: parsed.error });
+          else this.answer(call, { ok: false, error: parsed.error });
         } else {
-          await this.answer(call, {
+          this.answer(call, {
             ok: false,
             error: "outcome unknown: the worker executing this call stopped before recording its result; check the current state before repeating it",
           });
@@ -287,8 +274,8 @@ export class RoundToolCalls {
       } else if (row.status === "awaiting_approval") {
         const approval = row.approval;
         if (!approval || approval.status === "pending") return this.repark();
-        if (approval.status === "denied") await this.answer(call, { ok: false, error: "the user denied this call" });
-        else if (approval.status === "cancelled") await this.answer(call, { ok: false, error: "not executed: its approval was withdrawn" });
+        if (approval.status === "denied") this.answer(call, { ok: false, error: "the user denied this call" });
+        else if (approval.status === "cancelled") this.answer(call, { ok: false, error: "not executed: its approval was withdrawn" });
         else await this.executeApproved(call, tool, approval);
       }
     }
@@ -319,30 +306,30 @@ export class RoundToolCalls {
       expiresAt: approval.expiresAt,
     };
     if (!verifyApprovalSeal(execution.dependencies.approvalSecret, fields, approval.seal) || hashArguments(approval.arguments) !== approval.argumentsHash) {
-      await this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });
+      this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });
       return;
     }
     if (!tool) {
-      await this.answer(call, { ok: false, error: `there is no tool named "${call.name}"` });
+      this.answer(call, { ok: false, error: `there is no tool named "${call.name}"` });
       return;
     }
     const offer = decideToolOffer(tool, execution.offerContext);
     if (!offer.offered) {
-      await this.answer(call, { ok: false, error: `not executed: ${offer.reason}` });
+      this.answer(call, { ok: false, error: `not executed: ${offer.reason}` });
       return;
     }
     const { workspace } = execution.context;
     const args = approval.editedArguments ?? approval.arguments;
     const validated = validateToolArguments(tool, args);
     if (!validated.ok) {
-      await this.answer(call, { ok: false, error: validated.error });
+      this.answer(call, { ok: false, error: validated.error });
       return;
     }
     const targetPath = tool.targetPath?.(validated.args) ?? null;
     if (workspace && targetPath && targetPath === approval.targetPath) {
       const revision = await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null);
       if (revision !== approval.targetRevision) {
-        await this.answer(call, { ok: false, error: `not executed: ${targetPath} changed after the call was approved; read it again` });
+        this.answer(call, { ok: false, error: `not executed: ${targetPath} changed after the call was approved; read it again` });
         return;
       }
     }

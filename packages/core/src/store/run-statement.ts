@@ -1,0 +1,232 @@
+import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
+import type { StoredToolCall } from "../runs/chat-messages.ts";
+import type { RunStatus } from "../runs/run-status.ts";
+import type { CommittedRun } from "./commit-run-change.ts";
+import type { PrismaClient } from "./create-prisma-client.ts";
+
+/** A message appended to the run's chat (ids are given, positions assigned in the statement). */
+export type StatementMessage =
+  | { id: string; role: "user"; content: string }
+  | { id: string; role: "assistant"; content: string | null; toolCalls?: StoredToolCall[] }
+  | { id: string; role: "tool"; toolCallId: string; content: string };
+
+export interface StatementToolCallInsert {
+  id: string;
+  callId: string;
+  round: number;
+  position: number;
+  tool: string;
+  arguments: Record<string, unknown>;
+  status: "pending" | "started" | "completed";
+  effects: string[];
+  /** The call is recorded as started in the same commit as its row (started_at, one attempt). */
+  started?: boolean;
+  /** A call answered in the same commit as its row (refused before it ran). */
+  ok?: boolean;
+  result?: string;
+  completed?: boolean;
+}
+
+export interface StatementToolCallUpdate {
+  id: string;
+  status?: "pending" | "started" | "awaiting_approval" | "completed";
+  ok?: boolean;
+  result?: string;
+  /** Sets started_at to the commit time and counts an attempt. */
+  started?: boolean;
+  /** Sets completed_at to the commit time. */
+  completed?: boolean;
+  effects?: string[];
+}
+
+/**
+ * A worker's change to a run, in data rather than code, so it can be committed as ONE SQL statement
+ * (one round trip, atomic): the hot path of the loop. Anything here is applied only if the fence
+ * (lease version) still matches.
+ */
+export interface RunStatementChange {
+  runId: string;
+  leaseVersion: number;
+  events: NewRunEvent[];
+  messages: StatementMessage[];
+  toolCallInserts: StatementToolCallInsert[];
+  toolCallUpdates: StatementToolCallUpdate[];
+  increments: { rounds: number; toolCalls: number; inputTokens: number; outputTokens: number };
+  tainted: boolean;
+  loopState: unknown;
+  status?: RunStatus;
+  /** Terminal fields (set together with a terminal status). */
+  finish?: { output: string | null; errorCode: string | null; errorMessage: string | null };
+}
+
+export function emptyStatementChange(runId: string, leaseVersion: number): RunStatementChange {
+  return {
+    runId,
+    leaseVersion,
+    events: [],
+    messages: [],
+    toolCallInserts: [],
+    toolCallUpdates: [],
+    increments: { rounds: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
+    tainted: false,
+    loopState: undefined,
+  };
+}
+
+/**
+ * Data-modifying CTEs all see the same snapshot: the run row is updated first (fence check, seq
+ * allocation) and every other write joins on its RETURNING row, so a stale worker's statement
+ * writes nothing at all. Rows inserted here are not visible to updates in the same statement; the
+ * caller merges an update of a row it inserts into the insert itself.
+ */
+const COMMIT_SQL = `
+WITH input AS (SELECT $1::jsonb AS c, $2::timestamptz AS now),
+run AS (
+  UPDATE runs AS r SET
+    last_event_seq = r.last_event_seq + jsonb_array_length(input.c->'events'),
+    updated_at = input.now,
+    rounds = r.rounds + (input.c->>'rounds')::int,
+    tool_calls = r.tool_calls + (input.c->>'tool_calls')::int,
+    input_tokens = r.input_tokens + (input.c->>'input_tokens')::int,
+    output_tokens = r.output_tokens + (input.c->>'output_tokens')::int,
+    tainted = r.tainted OR (input.c->>'tainted')::boolean,
+    loop_state = CASE WHEN input.c ? 'loop_state' THEN input.c->'loop_state' ELSE r.loop_state END,
+    status = COALESCE((input.c->>'status')::"RunStatus", r.status),
+    output = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'output' ELSE r.output END,
+    error_code = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_code' ELSE r.error_code END,
+    error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
+    finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
+    lease_expires_at = CASE WHEN input.c ? 'finish' THEN NULL ELSE r.lease_expires_at END,
+    lease_owner = CASE WHEN input.c ? 'finish' THEN NULL ELSE r.lease_owner END
+  FROM input
+  WHERE r.id = input.c->>'run_id' AND r.lease_version = (input.c->>'lease_version')::int
+  RETURNING r.id, r.chat_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
+),
+ev AS (
+  INSERT INTO run_events (run_id, seq, type, data, created_at)
+  SELECT run.id, run.last_event_seq - jsonb_array_length(input.c->'events') + e.ord::int, e.value->>'type', e.value->'data', input.now
+  FROM run, input, jsonb_array_elements(input.c->'events') WITH ORDINALITY AS e(value, ord)
+),
+chat AS (
+  UPDATE chats SET message_count = chats.message_count + jsonb_array_length(input.c->'messages'), updated_at = input.now
+  FROM run, input
+  WHERE chats.id = run.chat_id AND jsonb_array_length(input.c->'messages') > 0
+  RETURNING chats.message_count
+),
+msg AS (
+  INSERT INTO messages (id, chat_id, run_id, position, role, content, tool_calls, tool_call_id, created_at)
+  SELECT m.value->>'id', run.chat_id, run.id, chat.message_count - jsonb_array_length(input.c->'messages') + m.ord::int,
+    (m.value->>'role')::"MessageRole", m.value->>'content', NULLIF(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id', input.now
+  FROM run, chat, input, jsonb_array_elements(input.c->'messages') WITH ORDINALITY AS m(value, ord)
+),
+tc_new AS (
+  INSERT INTO tool_calls (id, run_id, call_id, round, position, tool, arguments, effects, status, attempts, started_at, ok, result, completed_at, created_at)
+  SELECT t->>'id', run.id, t->>'call_id', (t->>'round')::int, (t->>'position')::int, t->>'tool', t->'arguments',
+    ARRAY(SELECT jsonb_array_elements_text(t->'effects')), (t->>'status')::"ToolCallStatus",
+    CASE WHEN (t->>'started')::boolean THEN 1 ELSE 0 END,
+    CASE WHEN (t->>'started')::boolean THEN input.now END,
+    (t->>'ok')::boolean, t->>'result',
+    CASE WHEN (t->>'completed')::boolean THEN input.now END, input.now
+  FROM run, input, jsonb_array_elements(input.c->'tool_inserts') AS t
+),
+tc_upd AS (
+  UPDATE tool_calls AS tc SET
+    status = COALESCE((u->>'status')::"ToolCallStatus", tc.status),
+    ok = CASE WHEN u ? 'ok' THEN (u->>'ok')::boolean ELSE tc.ok END,
+    result = CASE WHEN u ? 'result' THEN u->>'result' ELSE tc.result END,
+    started_at = CASE WHEN (u->>'started')::boolean THEN input.now ELSE tc.started_at END,
+    attempts = tc.attempts + CASE WHEN (u->>'started')::boolean THEN 1 ELSE 0 END,
+    completed_at = CASE WHEN (u->>'completed')::boolean THEN input.now ELSE tc.completed_at END,
+    effects = CASE WHEN u ? 'effects' THEN ARRAY(SELECT jsonb_array_elements_text(u->'effects')) ELSE tc.effects END
+  FROM run, input, jsonb_array_elements(input.c->'tool_updates') AS u
+  WHERE tc.id = u->>'id' AND tc.run_id = run.id
+)
+SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version FROM run`;
+
+/**
+ * Commits a worker's change in one statement. Returns null when the fence no longer matches (the
+ * run was taken over): nothing was written.
+ */
+export async function commitRunStatement(
+  prisma: PrismaClient,
+  change: RunStatementChange,
+  now: Date,
+): Promise<{ run: CommittedRun; events: RunEventRecord[] } | null> {
+  const payload: Record<string, unknown> = {
+    run_id: change.runId,
+    lease_version: change.leaseVersion,
+    events: change.events,
+    messages: change.messages.map((message) => ({
+      id: message.id,
+      role: message.role,
+      content: message.content,
+      tool_calls: message.role === "assistant" && message.toolCalls?.length ? message.toolCalls : null,
+      tool_call_id: message.role === "tool" ? message.toolCallId : null,
+    })),
+    tool_inserts: change.toolCallInserts.map((call) => ({
+      id: call.id,
+      call_id: call.callId,
+      round: call.round,
+      position: call.position,
+      tool: call.tool,
+      arguments: call.arguments,
+      effects: call.effects,
+      status: call.status,
+      started: call.started === true,
+      ok: call.ok ?? null,
+      result: call.result ?? null,
+      completed: call.completed === true,
+    })),
+    tool_updates: change.toolCallUpdates,
+    rounds: change.increments.rounds,
+    tool_calls: change.increments.toolCalls,
+    input_tokens: change.increments.inputTokens,
+    output_tokens: change.increments.outputTokens,
+    tainted: change.tainted,
+  };
+  if (change.loopState !== undefined) payload.loop_state = change.loopState;
+  if (change.status !== undefined) payload.status = change.status;
+  if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
+  const rows = await prisma.$queryRawUnsafe<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }[]>(
+    COMMIT_SQL,
+    JSON.stringify(payload),
+    now.toISOString(),
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const firstSeq = row.last_event_seq - change.events.length + 1;
+  return {
+    run: { id: row.id, status: row.status, cancelRequested: row.cancel_requested, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version },
+    events: change.events.map((event, index) => ({ seq: firstSeq + index, type: event.type, at: now.toISOString(), data: event.data })),
+  };
+}
+
+/** Merges a tool-call update into what is already staged: rows inserted in the same commit take it directly. */
+export function stageToolCallUpdate(change: RunStatementChange, update: StatementToolCallUpdate): void {
+  const insert = change.toolCallInserts.find((candidate) => candidate.id === update.id);
+  if (insert) {
+    if (update.status !== undefined && update.status !== "awaiting_approval") insert.status = update.status;
+    if (update.started) insert.started = true;
+    if (update.ok !== undefined) insert.ok = update.ok;
+    if (update.result !== undefined) insert.result = update.result;
+    if (update.completed) insert.completed = true;
+    if (update.effects) insert.effects = update.effects;
+    return;
+  }
+  const existing = change.toolCallUpdates.find((candidate) => candidate.id === update.id);
+  if (existing) Object.assign(existing, update);
+  else change.toolCallUpdates.push({ ...update });
+}
+
+export function isEmptyStatementChange(change: RunStatementChange): boolean {
+  return (
+    change.events.length === 0 &&
+    change.messages.length === 0 &&
+    change.toolCallInserts.length === 0 &&
+    change.toolCallUpdates.length === 0 &&
+    change.loopState === undefined &&
+    change.status === undefined &&
+    !change.tainted &&
+    Object.values(change.increments).every((value) => value === 0)
+  );
+}
