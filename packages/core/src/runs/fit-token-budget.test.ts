@@ -124,3 +124,24 @@ describe("resolveInputTokenBudget", () => {
     expect(resolveInputTokenBudget({ configured: 300_000, hardMax: 200_000, contextWindow: 1_000_000 })).toBe(200_000);
   });
 });
+
+describe("the byte bound shortcut", () => {
+  it("an input that fits by bytes is returned whole, with a token figure that is never below the exact count", async () => {
+    const { countMessageTokens } = await import("../models/count-tokens.ts");
+    const messages = [
+      { role: "system" as const, content: "You are agentq." },
+      { role: "user" as const, content: "naïve café — ünïcödé text, emoji 🚀 and plain words" },
+      { role: "assistant" as const, content: null, toolCalls: [{ id: "call_1", name: "read_file", argumentsText: '{"path":"a.txt"}' }] },
+      { role: "tool" as const, toolCallId: "call_1", content: "hello" },
+    ];
+    const tools = [{ name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } }];
+    const exact = countMessageTokens(messages, tools);
+    const fitted = fitTokenBudget({ messages, tools, budget: 10_000 });
+    expect(fitted.truncated).toBe(0);
+    expect(fitted.overBudget).toBe(false);
+    expect(fitted.messages).toEqual(messages);
+    expect(fitted.inputTokens).toBeGreaterThanOrEqual(exact);
+    // Just above the exact count but below the byte bound, the exact path decides: still no truncation.
+    expect(fitTokenBudget({ messages, tools, budget: exact }).truncated).toBe(0);
+  });
+});

@@ -1,5 +1,14 @@
 import type { ModelMessage, ModelToolCall, ModelToolSchema } from "../models/model-client.ts";
-import { countOneMessageTokens, countTokens as defaultCountTokens, countToolTokens, TOKENS_PER_REPLY, type CountTokens } from "../models/count-tokens.ts";
+import {
+  countOneMessageTokens,
+  countTokens as defaultCountTokens,
+  countToolTokens,
+  TOKENS_PER_MESSAGE,
+  TOKENS_PER_REPLY,
+  TOKENS_PER_TOOL_CALL,
+  TOKENS_PER_TOOL_SCHEMA,
+  type CountTokens,
+} from "../models/count-tokens.ts";
 
 /** `agent_input_token_budget` 6000 is the sentinel for "scale to the model's context window" (DESIGN.md). */
 export const INPUT_TOKEN_BUDGET_SENTINEL = 6000;
@@ -59,6 +68,12 @@ const textMarker = (tokens: number) => `[... truncated ${tokens} tokens to fit t
  */
 export function fitTokenBudget(input: FitTokenBudgetInput): FitTokenBudgetResult {
   const count = input.countTokens ?? defaultCountTokens;
+  if (input.countTokens === undefined) {
+    // Every cl100k token covers at least one byte, so the byte count bounds the token count: an
+    // input that fits by bytes fits, and the tokenizer (the costliest step of a round) is skipped.
+    const bound = byteBound(input.messages, input.tools);
+    if (bound <= input.budget) return { messages: [...input.messages], truncated: 0, inputTokens: bound, overBudget: false };
+  }
   const messages = [...input.messages];
   const costs = messages.map((message) => countOneMessageTokens(message, count));
   const fixed = TOKENS_PER_REPLY + countToolTokens(input.tools, count);
@@ -193,4 +208,18 @@ function shortenArguments(argumentsText: string, excess: number, count: CountTok
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
   for (let index = items.length - 1; index >= 0; index -= 1) if (predicate(items[index]!)) return index;
   return -1;
+}
+
+/** An upper bound of the tokens of a request: bytes of every text plus the per-item overheads. */
+function byteBound(messages: readonly ModelMessage[], tools: readonly ModelToolSchema[]): number {
+  let total = TOKENS_PER_REPLY;
+  for (const message of messages) {
+    total += TOKENS_PER_MESSAGE + Buffer.byteLength(message.role) + Buffer.byteLength(message.content ?? "");
+    if (message.role === "assistant") {
+      for (const call of message.toolCalls ?? []) total += TOKENS_PER_TOOL_CALL + Buffer.byteLength(call.name) + Buffer.byteLength(call.argumentsText) + Buffer.byteLength(call.id);
+    }
+    if (message.role === "tool") total += Buffer.byteLength(message.toolCallId);
+  }
+  for (const tool of tools) total += TOKENS_PER_TOOL_SCHEMA + Buffer.byteLength(JSON.stringify(tool));
+  return total;
 }
