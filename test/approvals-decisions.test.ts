@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sealApproval } from "@agentq/core/policy/approval-seal";
+import { sealApproval, sealedFieldsOf } from "@agentq/core/policy/approval-seal";
 import { scenarioInput, type ScenarioStep } from "@agentq/core/testing/scenario-responder";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 import { decide, fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
@@ -17,23 +17,6 @@ async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?
   return { workspaceId, chatId, runId, root: await workspaceRoot(stack, workspaceId), approvalId: run.pending_approvals[0].id as string };
 }
 
-function sealedFieldsOf(approval: any) {
-  return {
-    id: approval.id,
-    runId: approval.runId,
-    chatId: approval.chatId,
-    userId: approval.userId,
-    toolCallId: approval.toolCallId,
-    tool: approval.tool,
-    argumentsHash: approval.argumentsHash,
-    workspaceId: approval.workspaceId,
-    effects: approval.effects,
-    targetPath: approval.targetPath,
-    targetRevision: approval.targetRevision,
-    policyVersion: approval.policyVersion,
-    expiresAt: approval.expiresAt,
-  };
-}
 
 describe("deciding an approval", () => {
   let stack: TestStack;

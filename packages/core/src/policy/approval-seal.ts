@@ -39,3 +39,33 @@ export function verifyApprovalSeal(secret: string, fields: SealedApprovalFields,
   const given = Buffer.from(seal);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/** A stored approval row carries the sealed fields plus its arguments and seal. */
+export type StoredApproval = SealedApprovalFields & { arguments: unknown; seal: string };
+
+/** The fields of a stored approval that its seal covers. */
+export function sealedFieldsOf(approval: SealedApprovalFields): SealedApprovalFields {
+  return {
+    id: approval.id,
+    runId: approval.runId,
+    chatId: approval.chatId,
+    userId: approval.userId,
+    toolCallId: approval.toolCallId,
+    tool: approval.tool,
+    argumentsHash: approval.argumentsHash,
+    workspaceId: approval.workspaceId,
+    effects: approval.effects,
+    targetPath: approval.targetPath,
+    targetRevision: approval.targetRevision,
+    policyVersion: approval.policyVersion,
+    expiresAt: approval.expiresAt,
+  };
+}
+
+/**
+ * The stored record is intact: its seal verifies and its arguments still hash to what was sealed.
+ * A record altered in the database fails, and is treated like a forged id.
+ */
+export function isApprovalIntact(secret: string, approval: StoredApproval): boolean {
+  return verifyApprovalSeal(secret, sealedFieldsOf(approval), approval.seal) && hashArguments(approval.arguments) === approval.argumentsHash;
+}

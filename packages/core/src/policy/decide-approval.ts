@@ -9,7 +9,7 @@ import type { PrismaClient } from "../store/create-prisma-client.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
-import { hashArguments, verifyApprovalSeal } from "./approval-seal.ts";
+import { isApprovalIntact } from "./approval-seal.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -79,23 +79,8 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
     // read as if the run had been cancelled under it.
     if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
     if (isTerminal(run.status) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
-    const sealed = {
-      id: approval.id,
-      runId: approval.runId,
-      chatId: approval.chatId,
-      userId: approval.userId,
-      toolCallId: approval.toolCallId,
-      tool: approval.tool,
-      argumentsHash: approval.argumentsHash,
-      workspaceId: approval.workspaceId,
-      effects: approval.effects,
-      targetPath: approval.targetPath,
-      targetRevision: approval.targetRevision,
-      policyVersion: approval.policyVersion,
-      expiresAt: approval.expiresAt,
-    };
-    // A record altered in the database is treated like a forged id.
-    if (!verifyApprovalSeal(dependencies.approvalSecret, sealed, approval.seal) || hashArguments(approval.arguments) !== approval.argumentsHash) {
+        // A record altered in the database is treated like a forged id.
+    if (!isApprovalIntact(dependencies.approvalSecret, approval)) {
       throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
     }
     if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);

@@ -1,6 +1,6 @@
 import type { NewRunEvent } from "../events/run-event.ts";
 import { generateSecretId } from "../ids.ts";
-import { POLICY_VERSION, hashArguments, sealApproval, verifyApprovalSeal } from "../policy/approval-seal.ts";
+import { POLICY_VERSION, hashArguments, isApprovalIntact, sealApproval } from "../policy/approval-seal.ts";
 import { decideToolCall } from "../policy/decide-tool-call.ts";
 import { decideToolOffer } from "../policy/offered-tools.ts";
 import { effectLabels } from "../policy/effects.ts";
@@ -290,22 +290,7 @@ export class RoundToolCalls {
     approval: NonNullable<Awaited<ReturnType<RunExecution["dependencies"]["prisma"]["approval"]["findUnique"]>>>,
   ): Promise<void> {
     const execution = this.#execution;
-    const fields = {
-      id: approval.id,
-      runId: approval.runId,
-      chatId: approval.chatId,
-      userId: approval.userId,
-      toolCallId: approval.toolCallId,
-      tool: approval.tool,
-      argumentsHash: approval.argumentsHash,
-      workspaceId: approval.workspaceId,
-      effects: approval.effects,
-      targetPath: approval.targetPath,
-      targetRevision: approval.targetRevision,
-      policyVersion: approval.policyVersion,
-      expiresAt: approval.expiresAt,
-    };
-    if (!verifyApprovalSeal(execution.dependencies.approvalSecret, fields, approval.seal) || hashArguments(approval.arguments) !== approval.argumentsHash) {
+        if (!isApprovalIntact(execution.dependencies.approvalSecret, approval)) {
       this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });
       return;
     }
