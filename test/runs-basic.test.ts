@@ -49,6 +49,20 @@ describe("a run end to end (HTTP → queue → worker → provider SDK → Postg
     expect(file.body.content).toBe("hello");
   });
 
+  it("a command whose output holds a NUL byte is recorded (as U+FFFD) and the run completes", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([{ tool: "run_command", args: { command: "printf 'before\\0after'" } }, { text: "ran it" }]),
+    });
+    const run = await stack.waitForRun(runId);
+    expect(run).toMatchObject({ status: "completed", output: "ran it" });
+    const completed = (await stack.events(runId)).find((event) => event.type === "tool.completed");
+    expect(completed?.data.ok).toBe(true);
+    expect(completed?.data.result).toContain("before\ufffdafter");
+  });
+
   it("the events endpoint returns only events after the given seq", async () => {
     const chatId = await stack.createChat();
     const runId = await stack.run(chatId, { input: scenarioInput([{ text: "hi" }]) });

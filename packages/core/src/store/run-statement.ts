@@ -189,7 +189,7 @@ export async function commitRunStatement(
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
   const rows = await prisma.$queryRawUnsafe<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }[]>(
     COMMIT_SQL,
-    JSON.stringify(payload),
+    withoutNulCharacters(JSON.stringify(payload)),
     now.toISOString(),
   );
   const row = rows[0];
@@ -229,4 +229,12 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     !change.tainted &&
     Object.values(change.increments).every((value) => value === 0)
   );
+}
+
+/**
+ * Postgres text and jsonb cannot hold U+0000, which a command's output or a model may contain: it
+ * becomes U+FFFD. Only real escapes are replaced, not an escaped backslash followed by "u0000".
+ */
+export function withoutNulCharacters(json: string): string {
+  return json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, "$1\\ufffd");
 }
