@@ -230,7 +230,9 @@ async function jobCount(stack: BenchStack): Promise<number> {
   const queue = new Queue("runs", { connection: stack.redis, prefix: stack.queuePrefix });
   const counts = await queue.getJobCounts();
   await queue.close();
-  return Object.values(counts).reduce((sum, value) => sum + value, 0);
+  const total = Object.values(counts).reduce((sum, value) => sum + value, 0);
+  if (total > 0) console.error(`jobs in Redis by state: ${JSON.stringify(counts)}`);
+  return total;
 }
 
 function round(value: number): number {

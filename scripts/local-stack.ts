@@ -79,14 +79,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     DEFAULT_MODEL: "fake-model",
     WORKSPACES_ROOT: workspacesRoot,
     ADMIN_TOKEN: token,
-    LOG_LEVEL: options.logLevel ?? "warn",
+    LOG_LEVEL: options.logLevel ?? process.env.AGENTQ_STACK_LOG_LEVEL ?? "warn",
     PORT: String(port),
     WORKER_CONCURRENCY: String(options.workerConcurrency),
   };
   // AGENTQ_PROFILE_DIR: write a CPU profile of each process there (node --cpu-prof), to see where time goes.
   const profile = process.env.AGENTQ_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AGENTQ_PROFILE_DIR}`] : [];
   const start = (entry: string) =>
-    spawn(process.execPath, [...profile, "--import", "tsx", entry], { cwd: ROOT, env: environment, stdio: ["ignore", "ignore", "inherit"] });
+    spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+      cwd: ROOT,
+      env: environment,
+      // AGENTQ_STACK_LOGS=1: the processes' own log lines go to this process's stderr.
+      stdio: ["ignore", process.env.AGENTQ_STACK_LOGS === "1" ? "inherit" : "ignore", "inherit"],
+    });
   const api = start("apps/api/src/main.ts");
   const worker = start("apps/worker/src/main.ts");
   const url = `http://127.0.0.1:${port}`;

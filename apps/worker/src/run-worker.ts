@@ -8,7 +8,7 @@ import { warmUpTokenizer } from "@agentq/core/models/count-tokens";
 import { executeRun } from "@agentq/core/runs/execute-run";
 import { RunAbort } from "@agentq/core/runs/run-abort";
 import { failRunWithoutLease } from "@agentq/core/runs/finish-run";
-import { acquireRun, releaseLease, renewLease, type RunLease } from "@agentq/core/runs/run-lease";
+import { acquireRun, releaseLease, renewLeases, type RunLease } from "@agentq/core/runs/run-lease";
 import type { ModelResolver, RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";
 import { RunJournal } from "@agentq/core/store/commit-run-change";
@@ -95,6 +95,26 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const active = new Map<string, ActiveRun>();
   let shuttingDown = false;
 
+  // One statement renews every lease this worker holds, on its own small pool: renewals never wait
+  // behind run work, so an overloaded but alive worker does not lose its runs to spurious take-overs.
+  const leasePrisma = createPrismaClient({ databaseUrl: config.databaseUrl, poolSize: 2 });
+  let renewing: Promise<void> = Promise.resolve();
+  const renewAll = () => {
+    const held = [...active.values()];
+    if (held.length === 0) return;
+    renewing = renewLeases(leasePrisma, held.map((run) => run.lease), config.leaseMs)
+      .then((renewed) => {
+        for (const run of held) {
+          if (active.get(run.lease.runId) !== run) continue; // ended meanwhile
+          const state = renewed.get(run.lease.runId);
+          if (!state) run.controller.abort(new RunAbort("lease_lost"));
+          else if (state.cancelRequested) run.controller.abort(new RunAbort("cancel"));
+        }
+      })
+      .catch((error: unknown) => logger.warn({ err: error, runs: held.length }, "lease renewal failed"));
+  };
+  const heartbeat = setInterval(renewAll, Math.max(200, Math.floor(config.leaseMs / 3)));
+
   const processJob = async (job: Job, token?: string): Promise<RunOutcome["kind"] | "skipped"> => {
     const { payload } = parseJob<"run.execute">(job.name, job.data);
     const runId = payload.run_id;
@@ -109,16 +129,6 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
-    // The renewal in flight, awaited before the job ends so that none lands after the execution.
-    let renewal: Promise<void> = Promise.resolve();
-    const heartbeat = setInterval(() => {
-      renewal = renewLease(prisma, lease, config.leaseMs)
-        .then((renewed) => {
-          if (renewed === null) controller.abort(new RunAbort("lease_lost"));
-          else if (renewed.cancelRequested) controller.abort(new RunAbort("cancel"));
-        })
-        .catch((error: unknown) => logger.warn({ err: error, run_id: runId }, "lease renewal failed"));
-    }, Math.max(200, Math.floor(config.leaseMs / 3)));
     try {
       const outcome = await executeRun(dependencies, { lease, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
@@ -143,9 +153,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       }
       throw error;
     } finally {
-      clearInterval(heartbeat);
-      await renewal;
       active.delete(runId);
+      // A renewal in flight now must not outlive the execution (its owner check also guards this).
+      await renewing;
     }
   };
 
@@ -203,6 +213,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         await subscriber.quit().catch(() => undefined);
         await runQueue.close().catch(() => undefined);
         await Promise.all([commands.quit(), blocking.quit()].map((promise) => promise.catch(() => undefined)));
+        clearInterval(heartbeat);
+        await renewing;
+        await leasePrisma.$disconnect();
         await prisma.$disconnect();
       }
       logger.info({ worker_id: workerId }, "worker stopped");

@@ -96,3 +96,18 @@ export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string
   const row = rows[0];
   return row ? { id: row.id, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } : null;
 }
+
+/**
+ * Renews every lease a worker holds in one statement (one round trip per interval, however many
+ * runs). Returns the runs still held, with their cancel flag; a run missing from the answer was lost.
+ */
+export async function renewLeases(prisma: PrismaClient, leases: readonly RunLease[], leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+  if (leases.length === 0) return new Map();
+  const rows = await prisma.$queryRaw<{ id: string; cancel_requested: boolean }[]>`
+    UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
+    FROM unnest(${leases.map((lease) => lease.runId)}::text[], ${leases.map((lease) => lease.leaseVersion)}::int[], ${leases.map((lease) => lease.owner)}::text[])
+      AS held(id, version, owner)
+    WHERE runs.id = held.id AND runs.lease_version = held.version AND runs.lease_owner = held.owner
+    RETURNING runs.id, runs.cancel_requested`;
+  return new Map(rows.map((row) => [row.id, { cancelRequested: row.cancel_requested }]));
+}
