@@ -16,9 +16,9 @@ export interface ReconcileOptions {
  * or froze). Redis may have lost everything; Postgres has not (invariant 1). Safe to run from every
  * worker at once: the job id is derived from the run's state, so concurrent sweeps add one job.
  */
-export async function reconcileRuns(options: ReconcileOptions): Promise<{ scheduled: string[] }> {
-  const rows = await options.prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number }[]>`
-    SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
+export async function reconcileRuns(options: ReconcileOptions): Promise<{ scheduled: string[]; samples: { id: string; status: string; leaseExpired: boolean }[] }> {
+  const rows = await options.prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number; status: string; lease_expires_at: Date | null }[]>`
+    SELECT r.id, r.last_event_seq, r.lease_version, r.status::text AS status, r.lease_expires_at FROM runs AS r
     WHERE r.status IN ('queued', 'running')
       AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
       AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => ${options.graceMs / 1000}))
@@ -27,9 +27,12 @@ export async function reconcileRuns(options: ReconcileOptions): Promise<{ schedu
     ORDER BY r.updated_at
     LIMIT ${options.limit ?? 500}`;
   const scheduled: string[] = [];
+  const samples: { id: string; status: string; leaseExpired: boolean }[] = [];
   for (const row of rows) {
     const result = await options.runQueue.ensureScheduled(row.id, { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version });
-    if (result === "scheduled") scheduled.push(row.id);
+    if (result !== "scheduled") continue;
+    scheduled.push(row.id);
+    if (samples.length < 5) samples.push({ id: row.id, status: row.status, leaseExpired: row.lease_expires_at !== null });
   }
-  return { scheduled };
+  return { scheduled, samples };
 }

@@ -187,8 +187,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
 
   const sweep = () =>
     reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) })
-      .then(({ scheduled }) => {
-        if (scheduled.length > 0) logger.info({ runs: scheduled.length }, "reconciler re-enqueued runs without a live job");
+      .then(({ scheduled, samples }) => {
+        if (scheduled.length > 0) logger.info({ runs: scheduled.length, samples }, "reconciler re-enqueued runs without a live job");
       })
       .catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
   void sweep();
