@@ -29,10 +29,23 @@ export async function reconcileRuns(options: ReconcileOptions): Promise<{ schedu
   const scheduled: string[] = [];
   const samples: { id: string; status: string; leaseExpired: boolean }[] = [];
   for (const row of rows) {
-    const result = await options.runQueue.ensureScheduled(row.id, { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version });
+    const generation = { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version };
+    // The rows were read once, and checking each in Redis takes time: a run may have been taken,
+    // run and parked (its job completed and removed) since. Only a run still in the state read is
+    // re-enqueued; otherwise the sweep would add a useless job for it.
+    const result = await options.runQueue.ensureScheduled(row.id, generation, () => stillNeedsJob(options.prisma, row.id, generation));
     if (result !== "scheduled") continue;
     scheduled.push(row.id);
     if (samples.length < 5) samples.push({ id: row.id, status: row.status, leaseExpired: row.lease_expires_at !== null });
   }
   return { scheduled, samples };
+}
+
+async function stillNeedsJob(prisma: PrismaClient, runId: string, generation: { lastEventSeq: number; leaseVersion: number }): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    SELECT id FROM runs
+    WHERE id = ${runId} AND status IN ('queued', 'running')
+      AND last_event_seq = ${generation.lastEventSeq} AND lease_version = ${generation.leaseVersion}
+      AND (lease_expires_at IS NULL OR lease_expires_at < now())`;
+  return rows.length > 0;
 }

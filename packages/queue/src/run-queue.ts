@@ -32,16 +32,19 @@ export class RunQueue {
   }
 
   /**
-   * Enqueues unless a live job (waiting, delayed, active) exists for that generation. A finished or
-   * failed job of the same id is removed first, so a run that needs another go gets one.
+   * Enqueues unless a live job (waiting, delayed, active) exists for that generation, or
+   * `stillNeeded` (checked after Redis was looked at) says the run no longer needs one. A finished
+   * or failed job of the same id is removed first, so a run that needs another go gets one.
    */
-  async ensureScheduled(runId: string, generation: RunGeneration): Promise<"scheduled" | "live"> {
+  async ensureScheduled(runId: string, generation: RunGeneration, stillNeeded?: () => Promise<boolean>): Promise<"scheduled" | "live" | "not_needed"> {
     const job = await this.queue.getJob(runJobId(runId, runGeneration(generation.lastEventSeq, generation.leaseVersion)));
     if (job) {
       const state = await job.getState();
       if (state !== "completed" && state !== "failed" && state !== "unknown") return "live";
-      await job.remove().catch(() => undefined);
     }
+    // Asked after the look in Redis: a run that moved on meanwhile needs no job.
+    if (stillNeeded && !(await stillNeeded())) return "not_needed";
+    if (job) await job.remove().catch(() => undefined);
     await this.schedule(runId, generation);
     return "scheduled";
   }
