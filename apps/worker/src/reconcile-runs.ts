@@ -1,3 +1,4 @@
+import { NOTHING_AHEAD_IN_CHAT } from "@agentq/core/runs/run-lease";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { RunQueue } from "@agentq/queue";
 
@@ -22,8 +23,7 @@ export async function reconcileRuns(options: ReconcileOptions): Promise<{ schedu
     WHERE r.status IN ('queued', 'running')
       AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
       AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => ${options.graceMs / 1000}))
-      AND NOT EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id
-        AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+      AND ${NOTHING_AHEAD_IN_CHAT}
     ORDER BY r.updated_at
     LIMIT ${options.limit ?? 500}`;
   const scheduled: string[] = [];

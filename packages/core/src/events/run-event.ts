@@ -47,8 +47,3 @@ export interface RunEventPublisher {
   publishEvents(runId: string, events: RunEventRecord[]): Promise<void>;
   publishDelta(runId: string, text: string): Promise<void>;
 }
-
-export const nullRunEventPublisher: RunEventPublisher = {
-  async publishEvents() {},
-  async publishDelta() {},
-};

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "../store/create-prisma-client.ts";
+import { Prisma } from "../store/generated/client.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
 /** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
@@ -21,6 +22,16 @@ export type AcquireOutcome =
   | { kind: "not_executable"; status: RunStatus | null };
 
 /**
+ * The chat-ordering rule, as a condition on a run aliased `r`: no other run of its chat is running
+ * or parked, and none is queued ahead of it. Runs of a chat execute one at a time, in order
+ * (multitask "enqueue"); acquiring, handing on and reconciling all use this one definition.
+ */
+export const NOTHING_AHEAD_IN_CHAT = Prisma.sql`NOT EXISTS (
+  SELECT 1 FROM runs AS o
+  WHERE o.chat_id = r.chat_id AND o.id <> r.id
+    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))`;
+
+/**
  * Takes a run for a worker: one conditional UPDATE that bumps the fencing version, so whoever held
  * the run before can no longer write (its version is stale), and that refuses while a live lease is
  * held or an earlier run of the chat is still active.
@@ -39,10 +50,7 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
     WHERE r.id = previous.id
       AND r.status IN ('queued', 'running')
       AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
-      AND NOT EXISTS (
-        SELECT 1 FROM runs AS o
-        WHERE o.chat_id = r.chat_id AND o.id <> r.id
-          AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+      AND ${NOTHING_AHEAD_IN_CHAT}
     RETURNING r.lease_version, previous.status AS previous_status, previous.started_at AS previous_started`;
   const row = rows[0];
   if (row) {
@@ -63,20 +71,6 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
   return { kind: "blocked" };
 }
 
-/**
- * Extends a held lease. Returns null when the lease is no longer held: another worker took the run,
- * or this execution gave it up (hand-back, park, finish all clear `lease_owner`). The owner check
- * keeps a renewal that was in flight while the run was handed back or parked from reviving the
- * lease, which would make the next worker wait a whole lease for a run nobody executes.
- */
-export async function renewLease(prisma: PrismaClient, lease: RunLease, leaseMs: number): Promise<{ cancelRequested: boolean } | null> {
-  const rows = await prisma.$queryRaw<{ cancel_requested: boolean }[]>`
-    UPDATE runs SET lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000})
-    WHERE id = ${lease.runId} AND lease_version = ${lease.leaseVersion} AND lease_owner = ${lease.owner}
-    RETURNING cancel_requested`;
-  return rows[0] ? { cancelRequested: rows[0].cancel_requested } : null;
-}
-
 /** Gives the run up without finishing it (worker shutdown): any worker may take it at once. */
 export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promise<boolean> {
   const count = await prisma.$executeRaw`
@@ -90,8 +84,7 @@ export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string
   const rows = await prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number }[]>`
     SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
     WHERE r.chat_id = ${chatId} AND r.status = 'queued'
-      AND NOT EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id
-        AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))
+      AND ${NOTHING_AHEAD_IN_CHAT}
     ORDER BY r.created_at, r.id LIMIT 1`;
   const row = rows[0];
   return row ? { id: row.id, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } : null;

@@ -15,15 +15,4 @@ export function isParked(status: RunStatus): boolean {
   return status === RunStatus.awaiting_approval;
 }
 
-/** Queued, running or parked: a chat with such a run has a run in progress (multitask). */
-export function isActive(status: RunStatus): boolean {
-  return !isTerminal(status);
-}
-
-/** A worker may take the run: it is waiting for one, or its previous worker stopped. */
-export function isExecutable(status: RunStatus): boolean {
-  return status === RunStatus.queued || status === RunStatus.running;
-}
-
 export const ACTIVE_STATUSES: readonly RunStatus[] = [RunStatus.queued, RunStatus.running, RunStatus.awaiting_approval];
-export const EXECUTABLE_STATUSES: readonly RunStatus[] = [RunStatus.queued, RunStatus.running];
