@@ -52,3 +52,15 @@ export function createStreamWatchdog(callerSignal: AbortSignal, inactivityTimeou
     },
   };
 }
+
+/**
+ * Request options for a provider SDK call under a watchdog: the watchdog's signal, no SDK retries
+ * (withRetries does them), and an SDK timeout that can never fire before the watchdog does.
+ */
+export function sdkRequestOptions(watchdog: { signal: AbortSignal }, inactivityTimeoutMs: number): { signal: AbortSignal; maxRetries: 0; timeout?: number } {
+  return {
+    signal: watchdog.signal,
+    maxRetries: 0,
+    ...(Number.isFinite(inactivityTimeoutMs) && inactivityTimeoutMs > 0 ? { timeout: Math.ceil(inactivityTimeoutMs) + 10_000 } : {}),
+  };
+}

@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
-import { createStreamWatchdog } from "../stream-watchdog.ts";
+import { createStreamWatchdog, sdkRequestOptions } from "../stream-watchdog.ts";
 import { toModelProviderError } from "../to-model-provider-error.ts";
 import { withRetries, type RetryOptions } from "../with-retries.ts";
 import { toAnthropicMessages, toAnthropicTools } from "./to-anthropic-messages.ts";
@@ -54,13 +54,7 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
     let sawStop = false;
     const toolBlocks = new Map<number, { id: string; name: string; json: string; initialInput: unknown }>();
     try {
-      const stream = await sdk.messages.create(params, {
-        signal: watchdog.signal,
-        maxRetries: 0,
-        ...(Number.isFinite(request.inactivityTimeoutMs) && request.inactivityTimeoutMs > 0
-          ? { timeout: Math.ceil(request.inactivityTimeoutMs) + 10_000 }
-          : {}),
-      });
+      const stream = await sdk.messages.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
       watchdog.touch();
       for await (const event of stream) {
         watchdog.touch();

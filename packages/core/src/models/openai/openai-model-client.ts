@@ -4,7 +4,7 @@ import { generateId } from "../../ids.ts";
 import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
 import { countMessageTokens, countTokens as defaultCountTokens, type CountTokens } from "../count-tokens.ts";
-import { createStreamWatchdog } from "../stream-watchdog.ts";
+import { createStreamWatchdog, sdkRequestOptions } from "../stream-watchdog.ts";
 import { toModelProviderError } from "../to-model-provider-error.ts";
 import { withRetries, type RetryOptions } from "../with-retries.ts";
 import { OpenAIToolCallAccumulator } from "./openai-tool-call-accumulator.ts";
@@ -80,14 +80,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     let chunks = 0;
     const toolCalls = new OpenAIToolCallAccumulator(generateCallId);
     try {
-      const stream = await sdk.chat.completions.create(params, {
-        signal: watchdog.signal,
-        maxRetries: 0,
-        // The watchdog owns timing; the SDK's own timeout (10 min to headers) must never fire first.
-        ...(Number.isFinite(request.inactivityTimeoutMs) && request.inactivityTimeoutMs > 0
-          ? { timeout: Math.ceil(request.inactivityTimeoutMs) + 10_000 }
-          : {}),
-      });
+      const stream = await sdk.chat.completions.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
       watchdog.touch();
       for await (const chunk of stream) {
         watchdog.touch();
