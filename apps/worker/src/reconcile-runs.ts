@@ -1,5 +1,5 @@
 import { NOTHING_AHEAD_IN_CHAT } from "@agentq/core/runs/run-lease";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { Prisma, type PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { RunQueue } from "@agentq/queue";
 
 export interface ReconcileOptions {
@@ -23,7 +23,7 @@ export async function reconcileRuns(options: ReconcileOptions): Promise<{ schedu
     WHERE r.status IN ('queued', 'running')
       AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
       AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => ${options.graceMs / 1000}))
-      AND ${NOTHING_AHEAD_IN_CHAT}
+      AND ${Prisma.raw(NOTHING_AHEAD_IN_CHAT)}
     ORDER BY r.updated_at
     LIMIT ${options.limit ?? 500}`;
   const scheduled: string[] = [];

@@ -2,14 +2,15 @@ import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
-import { RunFinishedError } from "../runs/run-errors.ts";
+import { RunFinishedError, RunStateConflictError } from "../runs/run-errors.ts";
 import { isTerminal, RunStatus } from "../runs/run-status.ts";
-import { applyRunChange } from "../store/commit-run-change.ts";
-import type { PrismaClient } from "../store/create-prisma-client.ts";
+import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
+import { commitRunStatement, emptyStatementChange, withoutNulCharacters } from "../store/run-statement.ts";
+import { inSqlTransaction, preparedSql, queryRows } from "../store/sql-pool.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
-import { isApprovalIntact } from "./approval-seal.ts";
+import { isApprovalIntact, type StoredApproval } from "./approval-seal.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -55,117 +56,158 @@ export interface DecideApprovalResult {
   resume: { lastEventSeq: number; leaseVersion: number } | null;
 }
 
+interface LockedApproval extends StoredApproval {
+  status: string;
+  editedArguments: unknown;
+  runStatus: RunStatus;
+  leaseVersion: number;
+  rootPath: string | null;
+}
+
+/** The run of the caller's approval, locked (no row: not the caller's approval, or none at all). */
+const LOCK_SQL = preparedSql("approval_lock_run", "SELECT id FROM runs WHERE id = (SELECT run_id FROM approvals WHERE id = $1 AND user_id = $2) FOR UPDATE");
+
+/**
+ * Read after the run's lock is taken, in a statement of its own: a statement that waited for the
+ * lock still reads the approval as of its start, which may be before another decision committed.
+ */
+const READ_SQL = preparedSql(
+  "approval_read",
+  `
+SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
+  a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
+  a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.policy_version AS "policyVersion",
+  a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
+  r.status::text AS "runStatus", r.lease_version AS "leaseVersion", w.root_path AS "rootPath"
+FROM runs AS r
+JOIN approvals AS a ON a.run_id = r.id
+JOIN chats AS c ON c.id = r.chat_id
+LEFT JOIN workspaces AS w ON w.id = c.workspace_id
+WHERE r.id = $1 AND a.id = $2`,
+);
+
+/**
+ * Consumes the approval (the conditional update: exactly one concurrent decision wins, invariant
+ * 5), stores the grant of an allow, decides the run's other pending calls the grant covers, and
+ * counts what was pending before. Under the run's lock nothing else changes this run's approvals,
+ * so pending-before minus what this statement decided is what is still pending.
+ */
+const CONSUME_SQL = preparedSql(
+  "approval_consume",
+  `
+WITH consumed AS (
+  UPDATE approvals SET status = $3::"ApprovalStatus", decision = $4::"ApprovalDecision", decided_by = $5, decided_at = $6,
+    edited_arguments = COALESCE($7::jsonb, edited_arguments)
+  WHERE id = $1 AND status = 'pending'
+  RETURNING id
+),
+granted AS (
+  INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
+  SELECT $8, $5, $9, CASE WHEN $10 = 'task' THEN $2 END, $10::"GrantScope", $11, $12::text[], consumed.id, $6
+  FROM consumed WHERE $8::text IS NOT NULL
+),
+covered AS (
+  UPDATE approvals AS o SET status = 'allowed', decision = $4::"ApprovalDecision", decided_by = $5, decided_at = $6
+  FROM consumed
+  WHERE $8::text IS NOT NULL AND o.run_id = $2 AND o.status = 'pending' AND o.tool = $11 AND o.id <> consumed.id
+    AND COALESCE(o.effects, '{}') @> $12::text[] AND COALESCE(o.effects, '{}') <@ $12::text[]
+    AND cardinality(COALESCE(o.effects, '{}')) = cardinality($12::text[])
+  RETURNING o.id, o.tool_call_id
+)
+SELECT (SELECT count(*) FROM consumed)::int AS consumed,
+  (SELECT count(*) FROM approvals WHERE run_id = $2 AND status = 'pending')::int AS pending_before,
+  COALESCE((SELECT json_agg(json_build_object('id', id, 'tool_call_id', tool_call_id) ORDER BY id) FROM covered), '[]'::json) AS covered`,
+);
+
 /**
  * A human's decision on a paused call (API.md, "Approvals"). In one transaction: the record's owner,
  * seal, expiry and bound file revision are checked, the approval is consumed with a conditional
  * update (exactly one concurrent decision wins, invariant 5), a grant is stored for allow_task /
  * allow_chat (deciding the run's other pending approvals it covers), and when nothing is pending any
  * more the run becomes queued again. The worker that resumes it re-checks policy where the call runs.
+ *
+ * Plain SQL over the Prisma client's pool: this is on the resume path users wait on (issue 4's
+ * latency budget), and it takes six round trips where Prisma's interactive transaction took twelve.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const now = dependencies.clock();
-  return dependencies.prisma.$transaction(async (tx) => {
-    const proposed = await tx.approval.findFirst({ where: { id: input.approvalId, userId: input.userId }, select: { runId: true, status: true } });
-    if (!proposed) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
-    // Repeated clicks are answered without queueing on the run's lock.
-    if (isDecided(proposed.status)) throw new ApprovalAlreadyDecidedError(input.approvalId);
-    // Decisions on one run are serialized on the run's row: two users deciding the last two
-    // approvals at once would otherwise each count the other's as still pending, and neither would
-    // resume the run. Cancel takes the same lock first too. Everything below reads after the lock.
-    await tx.$queryRaw`SELECT id FROM runs WHERE id = ${proposed.runId} FOR UPDATE`;
-    const approval = await tx.approval.findUniqueOrThrow({ where: { id: input.approvalId } });
-    const run = await tx.run.findUniqueOrThrow({ where: { id: approval.runId }, select: { status: true, chat: { select: { workspace: { select: { rootPath: true } } } } } });
-    // A decided approval stays "already decided" after its run finishes: a replayed click must not
-    // read as if the run had been cancelled under it.
-    if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
-    if (isTerminal(run.status) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
-        // A record altered in the database is treated like a forged id.
-    if (!isApprovalIntact(dependencies.approvalSecret, approval)) {
-      throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
-    }
-    if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
-    const allow = input.decision !== "deny";
-    const rootPath = run.chat.workspace?.rootPath;
-    // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
-    // leave the run parked with no way to say no but a cancel.
-    if (allow && approval.targetPath && rootPath) {
-      const revision = await workspaceFileRevision(rootPath, approval.targetPath).catch(() => null);
-      if (revision !== approval.targetRevision) throw new ApprovalStaleError(approval.id, approval.targetPath);
-    }
-    let editedArguments: Record<string, unknown> | undefined;
-    if (allow && input.arguments !== undefined) {
-      const tool = dependencies.tools.get(approval.tool);
-      const validated = tool ? validateToolArguments(tool, input.arguments) : { ok: true as const, args: input.arguments };
-      if (!validated.ok) throw new InvalidRequestError(`the edited arguments do not fit the tool: ${validated.error}`, { field: "arguments" });
-      editedArguments = input.arguments;
-    }
-
-    const consumed = await tx.approval.updateMany({
-      where: { id: approval.id, status: "pending" },
-      data: {
-        status: allow ? "allowed" : "denied",
-        decision: input.decision,
-        decidedBy: input.userId,
-        decidedAt: now,
-        ...(editedArguments ? { editedArguments: editedArguments as never } : {}),
-      },
-    });
-    if (consumed.count !== 1) throw new ApprovalAlreadyDecidedError(approval.id);
-    const decidedEvents: NewRunEvent[] = [decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined)];
-
-    if (allow) {
-      await tx.grant.create({
-        data: {
-          id: dependencies.generateId("grant"),
-          userId: input.userId,
-          chatId: approval.chatId,
-          runId: input.decision === "allow_task" ? approval.runId : null,
-          scope: input.decision === "allow_task" ? "task" : "chat",
-          tool: approval.tool,
-          effects: approval.effects,
-          approvalId: approval.id,
-          createdAt: now,
-        },
-      });
-      // The new grant covers the run's other pending calls of the same tool and effects.
-      const covered = await tx.approval.findMany({
-        where: { runId: approval.runId, status: "pending", tool: approval.tool, id: { not: approval.id } },
-        select: { id: true, toolCallId: true, effects: true },
-      });
-      for (const other of covered.filter((candidate) => sameEffects(candidate.effects, approval.effects))) {
-        const decided = await tx.approval.updateMany({
-          where: { id: other.id, status: "pending" },
-          data: { status: "allowed", decision: input.decision, decidedBy: input.userId, decidedAt: now },
-        });
-        if (decided.count === 1) decidedEvents.push(decidedEvent(other.id, approval.tool, other.toolCallId, input, false, approval.id));
+  return inSqlTransaction(
+    sqlPoolOf(dependencies.prisma),
+    async (client) => {
+      // Decisions on one run are serialized on the run's row: two users deciding the last two
+      // approvals at once would otherwise each count the other's as still pending, and neither would
+      // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
+      // (milliseconds) and is then answered "already decided" below.
+      const [locked] = await queryRows<{ id: string }>(client, LOCK_SQL, [input.approvalId, input.userId]);
+      if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+      const [approval] = await queryRows<LockedApproval>(client, READ_SQL, [locked.id, input.approvalId]);
+      if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+      // A decided approval stays "already decided" after its run finishes: a replayed click must not
+      // read as if the run had been cancelled under it.
+      if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
+      if (isTerminal(approval.runStatus) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
+      if (approval.runStatus !== RunStatus.awaiting_approval) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+      // A record altered in the database is treated like a forged id.
+      if (!isApprovalIntact(dependencies.approvalSecret, approval)) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+      if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
+      const allow = input.decision !== "deny";
+      // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
+      // leave the run parked with no way to say no but a cancel.
+      if (allow && approval.targetPath && approval.rootPath) {
+        const revision = await workspaceFileRevision(approval.rootPath, approval.targetPath).catch(() => null);
+        if (revision !== approval.targetRevision) throw new ApprovalStaleError(approval.id, approval.targetPath);
       }
-    }
+      let editedArguments: Record<string, unknown> | undefined;
+      if (allow && input.arguments !== undefined) {
+        const tool = dependencies.tools.get(approval.tool);
+        const validated = tool ? validateToolArguments(tool, input.arguments) : { ok: true as const, args: input.arguments };
+        if (!validated.ok) throw new InvalidRequestError(`the edited arguments do not fit the tool: ${validated.error}`, { field: "arguments" });
+        editedArguments = input.arguments;
+      }
+      const grantId = allow ? dependencies.generateId("grant") : null;
+      const [outcome] = await queryRows<{ consumed: number; pending_before: number; covered: { id: string; tool_call_id: string }[] }>(client, CONSUME_SQL, [
+        approval.id,
+        approval.runId,
+        allow ? "allowed" : "denied",
+        input.decision,
+        input.userId,
+        now,
+        editedArguments === undefined ? null : withoutNulCharacters(JSON.stringify(editedArguments)),
+        grantId,
+        approval.chatId,
+        input.decision === "allow_task" ? "task" : "chat",
+        approval.tool,
+        approval.effects,
+      ]);
+      if (!outcome || outcome.consumed !== 1) throw new ApprovalAlreadyDecidedError(approval.id);
+      const decidedEvents: NewRunEvent[] = [
+        decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined),
+        ...outcome.covered.map((other) => decidedEvent(other.id, approval.tool, other.tool_call_id, input, false, approval.id)),
+      ];
+      const stillPending = outcome.pending_before - 1 - outcome.covered.length;
 
-    const stillPending = await tx.approval.count({ where: { runId: approval.runId, status: "pending" } });
-    const result = await applyRunChange(
-      tx,
-      {
+      const change = emptyStatementChange(approval.runId, approval.leaseVersion);
+      change.events.push(...decidedEvents);
+      if (stillPending === 0) change.status = RunStatus.queued;
+      // The run's lock is held, so its lease version cannot have moved since it was read.
+      const committed = await commitRunStatement(client, change, now);
+      if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+      return {
         runId: approval.runId,
-        condition: { statusIn: [RunStatus.awaiting_approval] },
-        update: stillPending === 0 ? { status: RunStatus.queued } : {},
-        events: decidedEvents,
-      },
-      now,
-    );
-    return {
-      runId: approval.runId,
-      status: result.run.status,
-      events: result.events,
-      resume: stillPending === 0 ? { lastEventSeq: result.run.lastEventSeq, leaseVersion: result.run.leaseVersion } : null,
-    };
-  }, DECISION_TRANSACTION);
+        status: committed.run.status,
+        events: committed.events,
+        resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion } : null,
+      };
+    },
+    { lockTimeoutMs: DECISION_LOCK_TIMEOUT_MS },
+  );
 }
 
 /**
- * Prisma's defaults (2 s to get a connection, 5 s to finish) are short for a burst of clicks on a
- * busy database: decisions on one run wait for each other's lock. Waiting longer beats a 500.
+ * A burst of clicks on one run queues on its lock; waiting longer beats an error, and only a stuck
+ * transaction makes a decision wait this long.
  */
-const DECISION_TRANSACTION = { maxWait: 10_000, timeout: 15_000 } as const;
+const DECISION_LOCK_TIMEOUT_MS = 10_000;
 
 function isDecided(status: string): boolean {
   return status === "allowed" || status === "denied";
@@ -184,8 +226,4 @@ function decidedEvent(approvalId: string, tool: string, toolCallId: string, inpu
       ...(coveredBy ? { covered_by: coveredBy } : {}),
     },
   };
-}
-
-function sameEffects(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((effect) => b.includes(effect));
 }

@@ -3,6 +3,7 @@ import type { ModelMessage, ModelResponse } from "../models/model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../models/model-errors.ts";
 import { offeredTools, type ToolOfferContext } from "../policy/offered-tools.ts";
 import type { CommitResult, RunChange } from "../store/commit-run-change.ts";
+import { sqlPoolOf } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../store/run-statement.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { createDeltaBuffer } from "./delta-buffer.ts";
@@ -102,7 +103,7 @@ export class RunExecution {
     this.#staged = null;
     if (!staged || isEmptyStatementChange(staged)) return;
     if (staged.loopState === undefined) staged.loopState = this.loopState;
-    const result = await commitRunStatement(this.dependencies.prisma, staged, this.dependencies.clock());
+    const result = await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
     if (!result) throw new LeaseLostError(this.runId);
     this.cancelRequested = result.run.cancelRequested;
     if (result.events.length > 0) {

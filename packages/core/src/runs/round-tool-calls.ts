@@ -11,6 +11,7 @@ import { isReadOnlyTool, type ToolDefinition, type ToolResult } from "../tools/t
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import type { RunExecution } from "./execute-run.ts";
 import { callSignature } from "./guards/call-signature.ts";
+import type { OpenCallApproval } from "./load-run-context.ts";
 import type { LoopState } from "./loop-state.ts";
 import type { StepOutcome } from "./run-outcome.ts";
 import { RunStatus } from "./run-status.ts";
@@ -240,17 +241,13 @@ export class RoundToolCalls {
    */
   async resumeOpenCalls(): Promise<StepOutcome> {
     const execution = this.#execution;
-    const rows = await execution.dependencies.prisma.toolCall.findMany({
-      where: { runId: execution.runId, status: { not: "completed" } },
-      orderBy: [{ round: "asc" }, { position: "asc" }],
-      include: { approval: true },
-    });
+    const rows = execution.context.openToolCalls;
     const pending: PendingCall[] = [];
     for (const row of rows) {
       const interruption = execution.interruption();
       if (interruption) return { kind: "stop", outcome: interruption };
       const call: PendingCall = {
-        rowId: row.id,
+        rowId: row.rowId,
         callId: row.callId,
         name: row.tool,
         argumentsText: argumentsTextOf(row.arguments),
@@ -284,11 +281,7 @@ export class RoundToolCalls {
   }
 
   /** An allowed call: the seal, the policy and the bound file revision are checked again where it runs. */
-  async executeApproved(
-    call: PendingCall,
-    tool: ToolDefinition | undefined,
-    approval: NonNullable<Awaited<ReturnType<RunExecution["dependencies"]["prisma"]["approval"]["findUnique"]>>>,
-  ): Promise<void> {
+  async executeApproved(call: PendingCall, tool: ToolDefinition | undefined, approval: OpenCallApproval): Promise<void> {
     const execution = this.#execution;
         if (!isApprovalIntact(execution.dependencies.approvalSecret, approval)) {
       this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });

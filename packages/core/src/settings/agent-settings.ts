@@ -75,7 +75,11 @@ function clampSetting(name: NumericSettingName, value: number): number {
 
 /** Stored values over the defaults; a stored value of the wrong type (hand-edited row) falls back to the default. */
 export async function loadSettings(db: Db): Promise<AgentSettings> {
-  const rows = await db.setting.findMany();
+  return settingsFromRows(await db.setting.findMany());
+}
+
+/** The settings rows (key, stored JSON value) over the defaults. */
+export function settingsFromRows(rows: readonly { key: string; value: unknown }[]): AgentSettings {
   const settings = defaultSettings();
   for (const row of rows) {
     const parsed = settingsPatchSchema.safeParse({ [row.key]: row.value });

@@ -1,8 +1,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "./generated/client.ts";
 
 export { PrismaClient };
-export type { Prisma } from "./generated/client.ts";
+export { Prisma } from "./generated/client.ts";
 
 export interface CreatePrismaClientOptions {
   databaseUrl: string;
@@ -10,10 +11,33 @@ export interface CreatePrismaClientOptions {
   poolSize?: number;
 }
 
-/** A Prisma client over the pg driver adapter (Prisma 7: no engine binary). */
+const sqlPools = new WeakMap<PrismaClient, pg.Pool>();
+
+/**
+ * A Prisma client over the pg driver adapter (Prisma 7: no engine binary). Its pg pool is also
+ * reachable through `sqlPoolOf` for the hot-path statements (store/sql-pool.ts); `$disconnect`
+ * closes it.
+ */
 export function createPrismaClient(options: CreatePrismaClientOptions): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
-  return new PrismaClient({ adapter });
+  const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+  // An idle connection that dies (a Postgres restart) must not crash the process; the next query
+  // on the pool opens a new one, and a failing query reports its own error.
+  pool.on("error", () => undefined);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const disconnect = prisma.$disconnect.bind(prisma);
+  prisma.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
+  sqlPools.set(prisma, pool);
+  return prisma;
+}
+
+/** The pg pool under a client made by `createPrismaClient`. */
+export function sqlPoolOf(prisma: PrismaClient): pg.Pool {
+  const pool = sqlPools.get(prisma);
+  if (!pool) throw new Error("this Prisma client was not made by createPrismaClient: it has no pg pool to share");
+  return pool;
 }
 
 /** A Prisma client or an interactive transaction client: functions that write accept either. */

@@ -2,7 +2,7 @@ import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { RunStatus } from "../runs/run-status.ts";
 import type { CommittedRun } from "./commit-run-change.ts";
-import type { PrismaClient } from "./create-prisma-client.ts";
+import { preparedSql, queryRows, type SqlRunner } from "./sql-pool.ts";
 
 /** A message appended to the run's chat (ids are given, positions assigned in the statement). */
 export type StatementMessage =
@@ -79,7 +79,9 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
  * writes nothing at all. Rows inserted here are not visible to updates in the same statement; the
  * caller merges an update of a row it inserts into the insert itself.
  */
-const COMMIT_SQL = `
+const COMMIT_SQL = preparedSql(
+  "run_commit",
+  `
 WITH input AS (SELECT $1::jsonb AS c, $2::timestamptz AS now),
 run AS (
   UPDATE runs AS r SET
@@ -141,14 +143,15 @@ tc_upd AS (
   FROM run, input, jsonb_array_elements(input.c->'tool_updates') AS u
   WHERE tc.id = u->>'id' AND tc.run_id = run.id
 )
-SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version FROM run`;
+SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version FROM run`,
+);
 
 /**
  * Commits a worker's change in one statement. Returns null when the fence no longer matches (the
  * run was taken over): nothing was written.
  */
 export async function commitRunStatement(
-  prisma: PrismaClient,
+  runner: SqlRunner,
   change: RunStatementChange,
   now: Date,
 ): Promise<{ run: CommittedRun; events: RunEventRecord[] } | null> {
@@ -187,11 +190,10 @@ export async function commitRunStatement(
   if (change.loopState !== undefined) payload.loop_state = change.loopState;
   if (change.status !== undefined) payload.status = change.status;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const rows = await prisma.$queryRawUnsafe<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }[]>(
-    COMMIT_SQL,
+  const rows = await queryRows<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }>(runner, COMMIT_SQL, [
     withoutNulCharacters(JSON.stringify(payload)),
     now.toISOString(),
-  );
+  ]);
   const row = rows[0];
   if (!row) return null;
   const firstSeq = row.last_event_seq - change.events.length + 1;

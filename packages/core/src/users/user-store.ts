@@ -1,5 +1,6 @@
 import { generateId } from "../ids.ts";
-import type { Db } from "../store/create-prisma-client.ts";
+import { sqlPoolOf, type Db, type PrismaClient } from "../store/create-prisma-client.ts";
+import { preparedSql, queryRows } from "../store/sql-pool.ts";
 import { generateApiToken, hashApiToken } from "./api-token.ts";
 import type { AuthenticatedUser, UserRole } from "./user.ts";
 import { UserExistsError } from "./user-errors.ts";
@@ -30,11 +31,16 @@ export async function createUser(
   return { id: userId, name: input.name, role: input.role, token };
 }
 
-/** The user a bearer token belongs to, or undefined for an unknown token. */
-export async function findUserByToken(db: Db, token: string): Promise<AuthenticatedUser | undefined> {
-  const row = await db.apiToken.findUnique({
-    where: { tokenHash: hashApiToken(token) },
-    select: { user: { select: { id: true, name: true, role: true } } },
-  });
-  return row?.user;
+const USER_BY_TOKEN_SQL = preparedSql(
+  "user_by_token",
+  "SELECT u.id, u.name, u.role::text AS role FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = $1",
+);
+
+/**
+ * The user a bearer token belongs to, or undefined for an unknown token. Every request asks this,
+ * so it is one plain statement on the client's pool (store/sql-pool.ts), not a Prisma query.
+ */
+export async function findUserByToken(prisma: PrismaClient, token: string): Promise<AuthenticatedUser | undefined> {
+  const [user] = await queryRows<AuthenticatedUser>(sqlPoolOf(prisma), USER_BY_TOKEN_SQL, [hashApiToken(token)]);
+  return user;
 }

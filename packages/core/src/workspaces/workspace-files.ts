@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { constants, createReadStream } from "node:fs";
+import { constants } from "node:fs";
 import { link, lstat, open, realpath, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
@@ -75,6 +75,8 @@ export async function readWorkspaceFile(
   return { path: resolved.relativePath, content: decodeText(bytes, resolved.relativePath), revision: fileRevision(bytes) };
 }
 
+const REVISION_READ_BYTES = 256 * 1024;
+
 /**
  * The current revision of a workspace file, or null if it does not exist. Works for any regular
  * file (text or not, any size): approvals bind to it.
@@ -85,8 +87,15 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
   if (handle === undefined) return null;
   try {
     if (!(await handle.stat()).isFile()) throw new NotAFileError(resolved.relativePath);
+    // Plain reads into one buffer: a read stream costs more than the hashing for the small files
+    // approvals usually bind (this runs on the decision and again where the call executes).
     const hash = createHash("sha256");
-    for await (const chunk of createReadStream("", { fd: handle, autoClose: false, start: 0 })) hash.update(chunk as Buffer);
+    const buffer = Buffer.allocUnsafe(REVISION_READ_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
     return hash.digest("hex").slice(0, 16);
   } finally {
     await handle.close();
