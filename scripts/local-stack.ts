@@ -85,8 +85,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   // AGENTQ_PROFILE_DIR: write a CPU profile of each process there (node --cpu-prof), to see where time goes.
   const profile = process.env.AGENTQ_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AGENTQ_PROFILE_DIR}`] : [];
+  // AGENTQ_STACK_NODE_FLAGS: more node flags for both processes (say "--trace-gc", to see GC pauses).
+  const nodeFlags = (process.env.AGENTQ_STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   const start = (entry: string) =>
-    spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+    spawn(process.execPath, [...profile, ...nodeFlags, "--import", "tsx", entry], {
       cwd: ROOT,
       env: environment,
       // AGENTQ_STACK_LOGS=1: the processes' own log lines go to this process's stderr.

@@ -125,6 +125,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       throw new DelayedError();
     }
     if (acquired.kind !== "acquired") return "skipped";
+
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });

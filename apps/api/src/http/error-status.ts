@@ -26,7 +26,6 @@ const STATUS_BY_CODE = new Map<string, number>([
   ["run_state_conflict", 409],
   ["approval_already_decided", 409],
   ["approval_stale", 409],
-  ["model_unavailable", 400],
   ["approval_expired", 410],
   ["payload_too_large", 413],
   ["unsupported_media_type", 415],

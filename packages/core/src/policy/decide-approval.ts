@@ -61,11 +61,22 @@ interface LockedApproval extends StoredApproval {
   editedArguments: unknown;
   runStatus: RunStatus;
   leaseVersion: number;
-  rootPath: string | null;
 }
 
-/** The run of the caller's approval, locked (no row: not the caller's approval, or none at all). */
-const LOCK_SQL = preparedSql("approval_lock_run", "SELECT id FROM runs WHERE id = (SELECT run_id FROM approvals WHERE id = $1 AND user_id = $2) FOR UPDATE");
+/**
+ * The run of the caller's approval, locked (no row: not the caller's approval, or none at all),
+ * with the file the call is bound to: its revision is computed while the approval is read.
+ */
+const LOCK_SQL = preparedSql(
+  "approval_lock_run",
+  `SELECT r.id, a.target_path, w.root_path
+FROM approvals AS a
+JOIN runs AS r ON r.id = a.run_id
+JOIN chats AS c ON c.id = r.chat_id
+LEFT JOIN workspaces AS w ON w.id = c.workspace_id
+WHERE a.id = $1 AND a.user_id = $2
+FOR UPDATE OF r`,
+);
 
 /**
  * Read after the run's lock is taken, in a statement of its own: a statement that waited for the
@@ -78,11 +89,9 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
   a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.policy_version AS "policyVersion",
   a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
-  r.status::text AS "runStatus", r.lease_version AS "leaseVersion", w.root_path AS "rootPath"
+  r.status::text AS "runStatus", r.lease_version AS "leaseVersion"
 FROM runs AS r
 JOIN approvals AS a ON a.run_id = r.id
-JOIN chats AS c ON c.id = r.chat_id
-LEFT JOIN workspaces AS w ON w.id = c.workspace_id
 WHERE r.id = $1 AND a.id = $2`,
 );
 
@@ -138,8 +147,13 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // approvals at once would otherwise each count the other's as still pending, and neither would
       // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
       // (milliseconds) and is then answered "already decided" below.
-      const [locked] = await queryRows<{ id: string }>(client, LOCK_SQL, [input.approvalId, input.userId]);
+      const [locked] = await queryRows<{ id: string; target_path: string | null; root_path: string | null }>(client, LOCK_SQL, [input.approvalId, input.userId]);
       if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+      const allow = input.decision !== "deny";
+      // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
+      // leave the run parked with no way to say no but a cancel. Used only once the seal verifies.
+      const currentRevision =
+        allow && locked.target_path && locked.root_path ? workspaceFileRevision(locked.root_path, locked.target_path).catch(() => null) : undefined;
       const [approval] = await queryRows<LockedApproval>(client, READ_SQL, [locked.id, input.approvalId]);
       if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       // A decided approval stays "already decided" after its run finishes: a replayed click must not
@@ -150,12 +164,8 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // A record altered in the database is treated like a forged id.
       if (!isApprovalIntact(dependencies.approvalSecret, approval)) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
-      const allow = input.decision !== "deny";
-      // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
-      // leave the run parked with no way to say no but a cancel.
-      if (allow && approval.targetPath && approval.rootPath) {
-        const revision = await workspaceFileRevision(approval.rootPath, approval.targetPath).catch(() => null);
-        if (revision !== approval.targetRevision) throw new ApprovalStaleError(approval.id, approval.targetPath);
+      if (currentRevision !== undefined && approval.targetPath && (await currentRevision) !== approval.targetRevision) {
+        throw new ApprovalStaleError(approval.id, approval.targetPath);
       }
       let editedArguments: Record<string, unknown> | undefined;
       if (allow && input.arguments !== undefined) {

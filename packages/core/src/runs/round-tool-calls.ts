@@ -202,35 +202,28 @@ export class RoundToolCalls {
         return { request, fields, seal: sealApproval(execution.dependencies.approvalSecret, fields) };
       }),
     );
-    await execution.commit({
-      update: { status: RunStatus.awaiting_approval, leaseExpiresAt: null, leaseOwner: null, loopState: execution.loopState },
-      events: records.map(({ request, fields }) => ({
-        type: "approval.required",
-        data: {
-          approval_id: fields.id,
-          tool: fields.tool,
-          tool_call_id: fields.toolCallId,
-          arguments: request.args,
-          effects: fields.effects,
-          expires_at: expiresAt.toISOString(),
-        },
-      })),
-      write: async (tx) => {
-        for (const { request, fields, seal } of records) {
-          await tx.toolCall.update({ where: { id: request.call.rowId }, data: { status: "awaiting_approval", effects: fields.effects } });
-          await tx.approval.create({
-            data: {
-              ...fields,
-              effects: [...fields.effects],
-              toolCallRowId: request.call.rowId,
-              arguments: request.args as never,
-              seal,
-              createdAt: now,
-            },
-          });
-        }
-      },
+    // One statement with whatever the round staged (often the calls' own rows): the approval
+    // records, the calls marked as waiting, the status and the released lease commit together.
+    execution.stage((change) => {
+      change.status = RunStatus.awaiting_approval;
+      change.releaseLease = true;
+      for (const { request, fields, seal } of records) {
+        change.events.push({
+          type: "approval.required",
+          data: {
+            approval_id: fields.id,
+            tool: fields.tool,
+            tool_call_id: fields.toolCallId,
+            arguments: request.args,
+            effects: fields.effects,
+            expires_at: expiresAt.toISOString(),
+          },
+        });
+        stageToolCallUpdate(change, { id: request.call.rowId, status: "awaiting_approval", effects: fields.effects });
+        change.approvals.push({ ...fields, toolCallRowId: request.call.rowId, arguments: request.args, seal });
+      }
     });
+    await execution.flush();
     return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
   }
 
@@ -317,9 +310,13 @@ export class RoundToolCalls {
   /** Some approvals of the run are still undecided: park again without asking twice. */
   async repark(): Promise<StepOutcome> {
     const execution = this.#execution;
-    await execution.commit({ update: { status: RunStatus.awaiting_approval, leaseExpiresAt: null, leaseOwner: null } });
-    const pending = await execution.dependencies.prisma.approval.findMany({ where: { runId: execution.runId, status: "pending" }, select: { id: true } });
-    return { kind: "stop", outcome: { kind: "parked", approvalIds: pending.map((approval) => approval.id) } };
+    execution.stage((change) => {
+      change.status = RunStatus.awaiting_approval;
+      change.releaseLease = true;
+    });
+    await execution.flush();
+    const pending = execution.context.openToolCalls.flatMap((call) => (call.approval?.status === "pending" ? [call.approval.id] : []));
+    return { kind: "stop", outcome: { kind: "parked", approvalIds: pending } };
   }
 }
 

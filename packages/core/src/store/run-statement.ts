@@ -1,5 +1,6 @@
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
+import type { SealedApprovalFields } from "../policy/approval-seal.ts";
 import type { RunStatus } from "../runs/run-status.ts";
 import type { CommittedRun } from "./commit-run-change.ts";
 import { preparedSql, queryRows, type SqlRunner } from "./sql-pool.ts";
@@ -17,7 +18,7 @@ export interface StatementToolCallInsert {
   position: number;
   tool: string;
   arguments: Record<string, unknown>;
-  status: "pending" | "started" | "completed";
+  status: "pending" | "started" | "awaiting_approval" | "completed";
   effects: string[];
   /** The call is recorded as started in the same commit as its row (started_at, one attempt). */
   started?: boolean;
@@ -39,6 +40,13 @@ export interface StatementToolCallUpdate {
   effects?: string[];
 }
 
+/** A sealed approval record written with the park (see policy/approval-seal.ts for what the seal binds). */
+export interface StatementApprovalInsert extends SealedApprovalFields {
+  toolCallRowId: string;
+  arguments: unknown;
+  seal: string;
+}
+
 /**
  * A worker's change to a run, in data rather than code, so it can be committed as ONE SQL statement
  * (one round trip, atomic): the hot path of the loop. Anything here is applied only if the fence
@@ -51,10 +59,13 @@ export interface RunStatementChange {
   messages: StatementMessage[];
   toolCallInserts: StatementToolCallInsert[];
   toolCallUpdates: StatementToolCallUpdate[];
+  approvals: StatementApprovalInsert[];
   increments: { rounds: number; toolCalls: number; inputTokens: number; outputTokens: number };
   tainted: boolean;
   loopState: unknown;
   status?: RunStatus;
+  /** Clears the lease (a park: the run waits with no worker); a finish clears it too. */
+  releaseLease?: boolean;
   /** Terminal fields (set together with a terminal status). */
   finish?: { output: string | null; errorCode: string | null; errorMessage: string | null };
 }
@@ -67,6 +78,7 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
     messages: [],
     toolCallInserts: [],
     toolCallUpdates: [],
+    approvals: [],
     increments: { rounds: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
     tainted: false,
     loopState: undefined,
@@ -98,8 +110,8 @@ run AS (
     error_code = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_code' ELSE r.error_code END,
     error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
     finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
-    lease_expires_at = CASE WHEN input.c ? 'finish' THEN NULL ELSE r.lease_expires_at END,
-    lease_owner = CASE WHEN input.c ? 'finish' THEN NULL ELSE r.lease_owner END
+    lease_expires_at = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_expires_at END,
+    lease_owner = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END
   FROM input
   WHERE r.id = input.c->>'run_id' AND r.lease_version = (input.c->>'lease_version')::int
   RETURNING r.id, r.chat_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
@@ -142,6 +154,15 @@ tc_upd AS (
     effects = CASE WHEN u ? 'effects' THEN ARRAY(SELECT jsonb_array_elements_text(u->'effects')) ELSE tc.effects END
   FROM run, input, jsonb_array_elements(input.c->'tool_updates') AS u
   WHERE tc.id = u->>'id' AND tc.run_id = run.id
+),
+apr AS (
+  INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
+    effects, target_path, target_revision, policy_version, expires_at, seal, created_at)
+  SELECT a->>'id', run.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
+    a->>'arguments_hash', a->>'workspace_id', ARRAY(SELECT jsonb_array_elements_text(a->'effects')), a->>'target_path',
+    a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', input.now
+  FROM run, input, jsonb_array_elements(input.c->'approvals') AS a
+  WHERE a->>'run_id' = run.id
 )
 SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version FROM run`,
 );
@@ -181,6 +202,24 @@ export async function commitRunStatement(
       completed: call.completed === true,
     })),
     tool_updates: change.toolCallUpdates,
+    approvals: change.approvals.map((approval) => ({
+      id: approval.id,
+      run_id: approval.runId,
+      chat_id: approval.chatId,
+      user_id: approval.userId,
+      tool_call_row_id: approval.toolCallRowId,
+      tool_call_id: approval.toolCallId,
+      tool: approval.tool,
+      arguments: approval.arguments,
+      arguments_hash: approval.argumentsHash,
+      workspace_id: approval.workspaceId,
+      effects: approval.effects,
+      target_path: approval.targetPath,
+      target_revision: approval.targetRevision,
+      policy_version: approval.policyVersion,
+      expires_at: approval.expiresAt.toISOString(),
+      seal: approval.seal,
+    })),
     rounds: change.increments.rounds,
     tool_calls: change.increments.toolCalls,
     input_tokens: change.increments.inputTokens,
@@ -189,6 +228,7 @@ export async function commitRunStatement(
   };
   if (change.loopState !== undefined) payload.loop_state = change.loopState;
   if (change.status !== undefined) payload.status = change.status;
+  if (change.releaseLease) payload.release_lease = true;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
   const rows = await queryRows<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }>(runner, COMMIT_SQL, [
     withoutNulCharacters(JSON.stringify(payload)),
@@ -207,7 +247,7 @@ export async function commitRunStatement(
 export function stageToolCallUpdate(change: RunStatementChange, update: StatementToolCallUpdate): void {
   const insert = change.toolCallInserts.find((candidate) => candidate.id === update.id);
   if (insert) {
-    if (update.status !== undefined && update.status !== "awaiting_approval") insert.status = update.status;
+    if (update.status !== undefined) insert.status = update.status;
     if (update.started) insert.started = true;
     if (update.ok !== undefined) insert.ok = update.ok;
     if (update.result !== undefined) insert.result = update.result;
@@ -226,8 +266,10 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.messages.length === 0 &&
     change.toolCallInserts.length === 0 &&
     change.toolCallUpdates.length === 0 &&
+    change.approvals.length === 0 &&
     change.loopState === undefined &&
     change.status === undefined &&
+    change.releaseLease !== true &&
     !change.tainted &&
     Object.values(change.increments).every((value) => value === 0)
   );
