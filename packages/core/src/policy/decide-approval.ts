@@ -5,7 +5,7 @@ import type { GenerateId } from "../ids.ts";
 import { RunFinishedError, RunStateConflictError } from "../runs/run-errors.ts";
 import { isTerminal, RunStatus } from "../runs/run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
-import { commitRunStatement, emptyStatementChange, withoutNulCharacters } from "../store/run-statement.ts";
+import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { inSqlTransaction, preparedSql, queryRows } from "../store/sql-pool.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
@@ -61,6 +61,10 @@ interface LockedApproval extends StoredApproval {
   editedArguments: unknown;
   runStatus: RunStatus;
   leaseVersion: number;
+  /** The run's pending approvals, this one included. */
+  pendingCount: number;
+  /** The run's other pending approvals of the same tool: a grant from this decision may cover them. */
+  sameToolPending: { id: string; toolCallId: string; effects: string[] }[];
 }
 
 /**
@@ -89,43 +93,13 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
   a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.policy_version AS "policyVersion",
   a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
-  r.status::text AS "runStatus", r.lease_version AS "leaseVersion"
+  r.status::text AS "runStatus", r.lease_version AS "leaseVersion",
+  (SELECT count(*) FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending')::int AS "pendingCount",
+  (SELECT COALESCE(json_agg(json_build_object('id', o.id, 'toolCallId', o.tool_call_id, 'effects', COALESCE(o.effects, '{}')) ORDER BY o.created_at, o.id), '[]'::json)
+    FROM approvals AS o WHERE o.run_id = r.id AND o.status = 'pending' AND o.tool = a.tool AND o.id <> a.id) AS "sameToolPending"
 FROM runs AS r
 JOIN approvals AS a ON a.run_id = r.id
 WHERE r.id = $1 AND a.id = $2`,
-);
-
-/**
- * Consumes the approval (the conditional update: exactly one concurrent decision wins, invariant
- * 5), stores the grant of an allow, decides the run's other pending calls the grant covers, and
- * counts what was pending before. Under the run's lock nothing else changes this run's approvals,
- * so pending-before minus what this statement decided is what is still pending.
- */
-const CONSUME_SQL = preparedSql(
-  "approval_consume",
-  `
-WITH consumed AS (
-  UPDATE approvals SET status = $3::"ApprovalStatus", decision = $4::"ApprovalDecision", decided_by = $5, decided_at = $6,
-    edited_arguments = COALESCE($7::jsonb, edited_arguments)
-  WHERE id = $1 AND status = 'pending'
-  RETURNING id
-),
-granted AS (
-  INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
-  SELECT $8, $5, $9, CASE WHEN $10 = 'task' THEN $2 END, $10::"GrantScope", $11, $12::text[], consumed.id, $6
-  FROM consumed WHERE $8::text IS NOT NULL
-),
-covered AS (
-  UPDATE approvals AS o SET status = 'allowed', decision = $4::"ApprovalDecision", decided_by = $5, decided_at = $6
-  FROM consumed
-  WHERE $8::text IS NOT NULL AND o.run_id = $2 AND o.status = 'pending' AND o.tool = $11 AND o.id <> consumed.id
-    AND COALESCE(o.effects, '{}') @> $12::text[] AND COALESCE(o.effects, '{}') <@ $12::text[]
-    AND cardinality(COALESCE(o.effects, '{}')) = cardinality($12::text[])
-  RETURNING o.id, o.tool_call_id
-)
-SELECT (SELECT count(*) FROM consumed)::int AS consumed,
-  (SELECT count(*) FROM approvals WHERE run_id = $2 AND status = 'pending')::int AS pending_before,
-  COALESCE((SELECT json_agg(json_build_object('id', id, 'tool_call_id', tool_call_id) ORDER BY id) FROM covered), '[]'::json) AS covered`,
 );
 
 /**
@@ -136,7 +110,9 @@ SELECT (SELECT count(*) FROM consumed)::int AS consumed,
  * more the run becomes queued again. The worker that resumes it re-checks policy where the call runs.
  *
  * Plain SQL over the Prisma client's pool: this is on the resume path users wait on (issue 4's
- * latency budget), and it takes six round trips where Prisma's interactive transaction took twelve.
+ * latency budget). Five round trips where Prisma's interactive transaction took twelve: begin, lock,
+ * read, one statement for the approvals, the grant, the run and its events (store/run-statement.ts),
+ * commit.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const now = dependencies.clock();
@@ -174,34 +150,39 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
         if (!validated.ok) throw new InvalidRequestError(`the edited arguments do not fit the tool: ${validated.error}`, { field: "arguments" });
         editedArguments = input.arguments;
       }
-      const grantId = allow ? dependencies.generateId("grant") : null;
-      const [outcome] = await queryRows<{ consumed: number; pending_before: number; covered: { id: string; tool_call_id: string }[] }>(client, CONSUME_SQL, [
-        approval.id,
-        approval.runId,
-        allow ? "allowed" : "denied",
-        input.decision,
-        input.userId,
-        now,
-        editedArguments === undefined ? null : withoutNulCharacters(JSON.stringify(editedArguments)),
-        grantId,
-        approval.chatId,
-        input.decision === "allow_task" ? "task" : "chat",
-        approval.tool,
-        approval.effects,
-      ]);
-      if (!outcome || outcome.consumed !== 1) throw new ApprovalAlreadyDecidedError(approval.id);
+      // Under the run's lock nothing else decides this run's approvals: what was read is current.
+      const covered = allow ? approval.sameToolPending.filter((other) => sameEffects(other.effects, approval.effects)) : [];
+      const stillPending = approval.pendingCount - 1 - covered.length;
       const decidedEvents: NewRunEvent[] = [
         decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined),
-        ...outcome.covered.map((other) => decidedEvent(other.id, approval.tool, other.tool_call_id, input, false, approval.id)),
+        ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, input, false, approval.id)),
       ];
-      const stillPending = outcome.pending_before - 1 - outcome.covered.length;
 
       const change = emptyStatementChange(approval.runId, approval.leaseVersion);
       change.events.push(...decidedEvents);
+      const status: "allowed" | "denied" = allow ? "allowed" : "denied";
+      change.approvalDecisions.push(
+        { id: approval.id, status, decision: input.decision, decidedBy: input.userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
+        ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: input.userId })),
+      );
+      if (allow) {
+        change.grants.push({
+          id: dependencies.generateId("grant"),
+          userId: input.userId,
+          chatId: approval.chatId,
+          runId: input.decision === "allow_task" ? approval.runId : null,
+          scope: input.decision === "allow_task" ? "task" : "chat",
+          tool: approval.tool,
+          effects: approval.effects,
+          approvalId: approval.id,
+        });
+      }
       if (stillPending === 0) change.status = RunStatus.queued;
       // The run's lock is held, so its lease version cannot have moved since it was read.
       const committed = await commitRunStatement(client, change, now);
       if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+      // The consumption is conditional (still pending): exactly one of concurrent decisions wins.
+      if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
       return {
         runId: approval.runId,
         status: committed.run.status,
@@ -236,4 +217,8 @@ function decidedEvent(approvalId: string, tool: string, toolCallId: string, inpu
       ...(coveredBy ? { covered_by: coveredBy } : {}),
     },
   };
+}
+
+function sameEffects(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((effect) => b.includes(effect));
 }

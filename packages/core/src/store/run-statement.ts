@@ -47,8 +47,30 @@ export interface StatementApprovalInsert extends SealedApprovalFields {
   seal: string;
 }
 
+/** A human's decision on a pending approval; applied only to an approval still pending. */
+export interface StatementApprovalDecision {
+  id: string;
+  status: "allowed" | "denied";
+  decision: "allow_task" | "allow_chat" | "deny";
+  decidedBy: string;
+  /** With an allow: the arguments the user edited, replacing the recorded ones. */
+  editedArguments?: Record<string, unknown>;
+}
+
+export interface StatementGrantInsert {
+  id: string;
+  userId: string;
+  chatId: string;
+  /** The run of an allow_task grant; null for allow_chat. */
+  runId: string | null;
+  scope: "task" | "chat";
+  tool: string;
+  effects: readonly string[];
+  approvalId: string;
+}
+
 /**
- * A worker's change to a run, in data rather than code, so it can be committed as ONE SQL statement
+ * A change to a run, in data rather than code, so it can be committed as ONE SQL statement
  * (one round trip, atomic): the hot path of the loop. Anything here is applied only if the fence
  * (lease version) still matches.
  */
@@ -60,6 +82,8 @@ export interface RunStatementChange {
   toolCallInserts: StatementToolCallInsert[];
   toolCallUpdates: StatementToolCallUpdate[];
   approvals: StatementApprovalInsert[];
+  approvalDecisions: StatementApprovalDecision[];
+  grants: StatementGrantInsert[];
   increments: { rounds: number; toolCalls: number; inputTokens: number; outputTokens: number };
   tainted: boolean;
   loopState: unknown;
@@ -79,6 +103,8 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
     toolCallInserts: [],
     toolCallUpdates: [],
     approvals: [],
+    approvalDecisions: [],
+    grants: [],
     increments: { rounds: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
     tainted: false,
     loopState: undefined,
@@ -163,19 +189,34 @@ apr AS (
     a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', input.now
   FROM run, input, jsonb_array_elements(input.c->'approvals') AS a
   WHERE a->>'run_id' = run.id
+),
+apr_decided AS (
+  UPDATE approvals AS ap SET status = (d->>'status')::"ApprovalStatus", decision = (d->>'decision')::"ApprovalDecision",
+    decided_by = d->>'decided_by', decided_at = input.now,
+    edited_arguments = CASE WHEN d ? 'edited_arguments' THEN d->'edited_arguments' ELSE ap.edited_arguments END
+  FROM run, input, jsonb_array_elements(input.c->'approval_decisions') AS d
+  WHERE ap.id = d->>'id' AND ap.run_id = run.id AND ap.status = 'pending'
+  RETURNING ap.id
+),
+grant_new AS (
+  INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
+  SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
+    ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', input.now
+  FROM run, input, jsonb_array_elements(input.c->'grants') AS g
 )
-SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version FROM run`,
+SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version, (SELECT count(*) FROM apr_decided)::int AS approvals_decided FROM run`,
 );
 
 /**
- * Commits a worker's change in one statement. Returns null when the fence no longer matches (the
- * run was taken over): nothing was written.
+ * Commits a change in one statement. Returns null when the fence no longer matches (the run was
+ * taken over): nothing was written. `approvalsDecided` counts the decisions that found their
+ * approval still pending (a caller in a transaction rolls back when one did not).
  */
 export async function commitRunStatement(
   runner: SqlRunner,
   change: RunStatementChange,
   now: Date,
-): Promise<{ run: CommittedRun; events: RunEventRecord[] } | null> {
+): Promise<{ run: CommittedRun; events: RunEventRecord[]; approvalsDecided: number } | null> {
   const payload: Record<string, unknown> = {
     run_id: change.runId,
     lease_version: change.leaseVersion,
@@ -220,6 +261,23 @@ export async function commitRunStatement(
       expires_at: approval.expiresAt.toISOString(),
       seal: approval.seal,
     })),
+    approval_decisions: change.approvalDecisions.map((decided) => ({
+      id: decided.id,
+      status: decided.status,
+      decision: decided.decision,
+      decided_by: decided.decidedBy,
+      ...(decided.editedArguments !== undefined ? { edited_arguments: decided.editedArguments } : {}),
+    })),
+    grants: change.grants.map((grant) => ({
+      id: grant.id,
+      user_id: grant.userId,
+      chat_id: grant.chatId,
+      run_id: grant.runId,
+      scope: grant.scope,
+      tool: grant.tool,
+      effects: grant.effects,
+      approval_id: grant.approvalId,
+    })),
     rounds: change.increments.rounds,
     tool_calls: change.increments.toolCalls,
     input_tokens: change.increments.inputTokens,
@@ -230,16 +288,21 @@ export async function commitRunStatement(
   if (change.status !== undefined) payload.status = change.status;
   if (change.releaseLease) payload.release_lease = true;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const rows = await queryRows<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number }>(runner, COMMIT_SQL, [
+  const rows = await queryRows<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number; approvals_decided: number }>(
+    runner,
+    COMMIT_SQL,
+    [
     withoutNulCharacters(JSON.stringify(payload)),
-    now.toISOString(),
-  ]);
+      now.toISOString(),
+    ],
+  );
   const row = rows[0];
   if (!row) return null;
   const firstSeq = row.last_event_seq - change.events.length + 1;
   return {
     run: { id: row.id, status: row.status, cancelRequested: row.cancel_requested, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version },
     events: change.events.map((event, index) => ({ seq: firstSeq + index, type: event.type, at: now.toISOString(), data: event.data })),
+    approvalsDecided: row.approvals_decided,
   };
 }
 
@@ -267,6 +330,8 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.toolCallInserts.length === 0 &&
     change.toolCallUpdates.length === 0 &&
     change.approvals.length === 0 &&
+    change.approvalDecisions.length === 0 &&
+    change.grants.length === 0 &&
     change.loopState === undefined &&
     change.status === undefined &&
     change.releaseLease !== true &&
