@@ -56,4 +56,54 @@ describe("idempotency_key", () => {
     await stack.waitForRun(aliceRun.body.id, undefined, 20_000, alice.token);
     await stack.waitForRun(bobRun.body.id, undefined, 20_000, bob.token);
   });
+  it("a key older than 24 hours creates a new run, and the key then names the new run for 24 hours", async () => {
+    const chatId = await stack.createChat();
+    const body = { input: scenarioInput([{ text: "again" }]), idempotency_key: "key-expiring" };
+    const first = await stack.startRun(chatId, body);
+    await stack.waitForRun(first.body.id);
+    const user = await stack.prisma.idempotencyKey.findFirstOrThrow({ where: { key: "key-expiring" } });
+    expect(user.runId).toBe(first.body.id);
+    expect(Math.abs(user.expiresAt.getTime() - (Date.now() + 24 * 60 * 60 * 1000))).toBeLessThan(60_000);
+    await stack.prisma.idempotencyKey.update({ where: { userId_key: { userId: user.userId, key: "key-expiring" } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+
+    const second = await stack.startRun(chatId, body);
+    expect(second.status).toBe(202);
+    expect(second.body.id).not.toBe(first.body.id);
+    const renewed = await stack.prisma.idempotencyKey.findUniqueOrThrow({ where: { userId_key: { userId: user.userId, key: "key-expiring" } } });
+    expect(renewed.runId).toBe(second.body.id);
+    expect(renewed.expiresAt.getTime()).toBeGreaterThan(Date.now() + 23 * 60 * 60 * 1000);
+    expect((await stack.startRun(chatId, body)).body.id).toBe(second.body.id);
+    await stack.waitForRun(second.body.id);
+  });
+
+  it("a used key returns its run even when the retry names another chat, or one that does not exist", async () => {
+    const chatId = await stack.createChat();
+    const otherChat = await stack.createChat();
+    const body = { input: scenarioInput([{ text: "first chat" }]), idempotency_key: "key-other-chat" };
+    const first = await stack.startRun(chatId, body);
+    expect(first.status).toBe(202);
+    for (const retryChat of [otherChat, "chat_does_not_exist"]) {
+      const retry = await stack.startRun(retryChat, body);
+      expect(retry.status).toBe(202);
+      expect(retry.body).toMatchObject({ id: first.body.id, chat_id: chatId });
+    }
+    expect(await stack.prisma.run.count({ where: { chatId: otherChat } })).toBe(0);
+    await stack.waitForRun(first.body.id);
+  });
+
+  it("a request refused with 409 or 404 keeps no key: the same key works once the chat is free", async () => {
+    const chatId = await stack.createChat();
+    const busy = await stack.run(chatId, { input: scenarioInput([{ text: "slow ".repeat(60), chunkDelayMs: 50 }]) });
+    const body = { input: scenarioInput([{ text: "later" }]), idempotency_key: "key-refused" };
+    const refused = await stack.startRun(chatId, body);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "run_in_progress", details: { run_id: busy } });
+    expect((await stack.startRun("chat_does_not_exist", body)).status).toBe(404);
+    expect(await stack.prisma.idempotencyKey.count({ where: { key: "key-refused" } })).toBe(0);
+    await stack.waitForRun(busy);
+    const accepted = await stack.startRun(chatId, body);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body.id).not.toBe(busy);
+    await stack.waitForRun(accepted.body.id);
+  });
 });

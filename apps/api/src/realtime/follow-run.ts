@@ -1,10 +1,13 @@
 import type { RunEventRecord } from "@agentq/core/events/run-event";
-import { listRunEvents } from "@agentq/core/runs/run-queries";
+import { readRunEvents, type RunEventsPage } from "@agentq/core/runs/run-queries";
 import { isTerminal } from "@agentq/core/runs/run-status";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { RunSubscriptionHub } from "./run-subscription-hub.ts";
 
 const TERMINAL_EVENTS = new Set(["run.completed", "run.failed", "run.cancelled"]);
+
+/** Events read from Postgres per statement while catching up. */
+const REPLAY_PAGE_SIZE = 500;
 
 export interface FollowRunOptions {
   prisma: PrismaClient;
@@ -51,12 +54,15 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     stop();
     options.onEnd();
   };
+  /** Delivers what Postgres has after the last delivered seq; returns the last page read (none if stopped). */
   const fetchMissing = async () => {
+    let page: RunEventsPage | undefined;
     while (!stopped) {
-      const events = await listRunEvents(options.prisma, options.runId, lastSeq, 500);
-      deliver(events);
-      if (events.length < 500) break;
+      page = await readRunEvents(options.prisma, options.runId, lastSeq, REPLAY_PAGE_SIZE);
+      deliver(page.events);
+      if (page.events.length < REPLAY_PAGE_SIZE) break;
     }
+    return page;
   };
   /** Every delivery goes through this one chain, so replayed and live events never interleave. */
   const enqueue = (work: () => Promise<void> | void) => {
@@ -66,17 +72,16 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
   /**
    * A client that has already seen a finished run's last event (an SSE reconnect with its final
    * Last-Event-ID) gets no terminal event to end on: without this check its stream would stay open,
-   * and its subscription held, forever.
+   * and its subscription held, forever. The page carries the run's status read with its events.
    */
-  const endIfAlreadyFinished = async () => {
+  const endIfAlreadyFinished = (page: RunEventsPage) => {
     if (stopped || ended) return;
-    const run = await options.prisma.run.findUnique({ where: { id: options.runId }, select: { status: true, lastEventSeq: true } });
-    if (!run || (isTerminal(run.status) && run.lastEventSeq <= lastSeq)) end();
+    if (!page.run || (isTerminal(page.run.status) && page.run.lastEventSeq <= lastSeq)) end();
   };
   const catchUp = () =>
     enqueue(async () => {
-      await fetchMissing();
-      await endIfAlreadyFinished();
+      const page = await fetchMissing();
+      if (page) endIfAlreadyFinished(page);
     });
   const schedulePoll = () => {
     if (poll) clearTimeout(poll);

@@ -3,12 +3,13 @@ import { z } from "zod";
 import { systemClock } from "@agentq/core/clock";
 import { cancelRunInTransaction } from "@agentq/core/runs/cancel-run";
 import { scheduleNextRunOfChat } from "@agentq/core/runs/finish-run";
-import { getRunView, listRunEvents, requireOwnRun } from "@agentq/core/runs/run-queries";
+import { getRunView, readRunEvents, requireOwnRun } from "@agentq/core/runs/run-queries";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";
 import { followRun } from "../realtime/follow-run.ts";
-import { TRANSACTION_OPTIONS } from "@agentq/core/store/create-prisma-client";
+import { sqlPoolOf } from "@agentq/core/store/create-prisma-client";
+import { inSqlTransaction } from "@agentq/core/store/sql-pool";
 
 const eventsQuery = z.object({
   after: z
@@ -35,7 +36,7 @@ export function runsRouter(dependencies: ApiDependencies): Router {
   router.post("/api/runs/:id/cancel", async (request, response) => {
     const user = currentUser(request);
     const run = await requireOwnRun(prisma, user.id, request.params.id);
-    const outcome = await prisma.$transaction((tx) => cancelRunInTransaction(tx, run.id, systemClock(), "cancelled by the user"), TRANSACTION_OPTIONS);
+    const outcome = await inSqlTransaction(sqlPoolOf(prisma), (client) => cancelRunInTransaction(client, run.id, systemClock(), "cancelled by the user"));
     if (outcome.finishedNow) {
       runs.publish(run.id, outcome.events);
       await scheduleNextRunOfChat({ prisma, scheduler: runs, logger }, run.chatId);
@@ -52,7 +53,7 @@ export function runsRouter(dependencies: ApiDependencies): Router {
       await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
       return;
     }
-    const events = await listRunEvents(prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
+    const { events } = await readRunEvents(prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
     // Additive to API.md: a run with more events than one page says so; ask again with after=<last seq>.
     response.json({ events: events.slice(0, EVENTS_PAGE_LIMIT), has_more: events.length > EVENTS_PAGE_LIMIT });
   });

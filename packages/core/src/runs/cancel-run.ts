@@ -1,8 +1,11 @@
+import type pg from "pg";
 import type { RunEventRecord } from "../events/run-event.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
-import { applyRunChange, type TransactionClient } from "../store/commit-run-change.ts";
-import { answerOpenToolCalls } from "./answer-open-tool-calls.ts";
-import { RunFinishedError } from "./run-errors.ts";
+import { generateId } from "../ids.ts";
+import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
+import { preparedSql, queryRows } from "../store/sql-pool.ts";
+import { openCallAnswer } from "./answer-open-tool-calls.ts";
+import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
 
 export interface CancelOutcome {
@@ -12,35 +15,62 @@ export interface CancelOutcome {
   events: RunEventRecord[];
 }
 
+/** The run, locked: a decision on one of its approvals or a worker's commit waits for the cancel. */
+const LOCK_SQL = preparedSql("run_cancel_lock", "SELECT status::text AS status, chat_id, lease_version FROM runs WHERE id = $1 FOR UPDATE");
+
+/** A running run is stopped by its worker, which sees the flag at its next step (or on the control channel). */
+const REQUEST_CANCEL_SQL = preparedSql("run_cancel_request", "UPDATE runs SET cancel_requested = true, updated_at = $2 WHERE id = $1");
+
 /**
- * Cancels a run inside the caller's transaction. A queued or parked run has no worker, so it is
- * finished here (its open calls answered, `run.cancelled`); a running run gets `cancel_requested`
- * and its worker stops at the next step. A finished run is a RunFinishedError.
+ * A run without a worker is finished here: it is flagged, its pending approvals withdrawn, and its
+ * calls without a result read (in call order) to be answered by the commit that follows.
  */
-export async function cancelRunInTransaction(tx: TransactionClient, runId: string, now: Date, reason: string): Promise<CancelOutcome> {
-  const [run] = await tx.$queryRaw<{ status: RunStatus; chat_id: string }[]>`SELECT status, chat_id FROM runs WHERE id = ${runId} FOR UPDATE`;
+const WITHDRAW_SQL = preparedSql(
+  "run_cancel_withdraw",
+  `
+WITH flagged AS (UPDATE runs SET cancel_requested = true WHERE id = $1),
+withdrawn AS (UPDATE approvals SET status = 'cancelled' WHERE run_id = $1 AND status = 'pending')
+SELECT id, call_id AS "callId", tool, status::text AS status FROM tool_calls WHERE run_id = $1 AND status <> 'completed' ORDER BY round, position`,
+);
+
+/**
+ * Cancels a run inside the caller's transaction (`client` comes from inSqlTransaction). A queued or
+ * parked run has no worker, so it is finished here (its open calls answered, `run.cancelled`); a
+ * running run gets `cancel_requested` and its worker stops at the next step. A finished run is a
+ * RunFinishedError.
+ *
+ * Plain SQL on the Prisma client's pool (store/sql-pool.ts): an interrupt cancels inside run
+ * creation, which is on the path every run starts from; the finish is the worker's own one-statement
+ * commit (store/run-statement.ts), fenced by the lease version read under the run's lock.
+ */
+export async function cancelRunInTransaction(client: pg.PoolClient, runId: string, now: Date, reason: string): Promise<CancelOutcome> {
+  const [run] = await queryRows<{ status: RunStatus; chat_id: string; lease_version: number }>(client, LOCK_SQL, [runId]);
   if (!run) throw new NotFoundError("run", { run_id: runId });
   if (isTerminal(run.status)) throw new RunFinishedError(runId);
   if (run.status === RunStatus.running) {
-    await tx.run.update({ where: { id: runId }, data: { cancelRequested: true, updatedAt: now } });
+    await queryRows(client, REQUEST_CANCEL_SQL, [runId, now]);
     return { status: run.status, finishedNow: false, events: [] };
   }
-  const toolEvents = await answerOpenToolCalls(tx, {
-    runId,
-    chatId: run.chat_id,
-    now,
+  const open = await queryRows<{ id: string; callId: string; tool: string; status: string }>(client, WITHDRAW_SQL, [runId]);
+  const reasons = {
     reasonNotStarted: "not executed: the run was cancelled",
     reasonStarted: "the run was cancelled while this call was running; its outcome is unknown",
-  });
-  const result = await applyRunChange(
-    tx,
-    {
-      runId,
-      condition: { statusIn: [run.status] },
-      update: { status: RunStatus.cancelled, cancelRequested: true, finishedAt: now, leaseExpiresAt: null, leaseOwner: null },
-      events: [...toolEvents, { type: "run.cancelled", data: { reason } }],
-    },
-    now,
-  );
-  return { status: RunStatus.cancelled, finishedNow: true, events: result.events };
+  };
+  const change = emptyStatementChange(runId, run.lease_version);
+  for (const call of open) {
+    const answer = openCallAnswer(call, reasons);
+    change.toolCallUpdates.push({ id: call.id, status: "completed", ok: false, result: answer.error, completed: true });
+    change.messages.push({ id: generateId("msg"), role: "tool", toolCallId: call.callId, content: answer.content });
+    change.events.push(answer.event);
+  }
+  // API.md: tool_calls counts calls "executed or answered"; these are answered.
+  change.increments.toolCalls = open.length;
+  change.events.push({ type: "run.cancelled", data: { reason } });
+  change.status = RunStatus.cancelled;
+  // A run that never finished has no output or error: the finish clears nothing that was set.
+  change.finish = { output: null, errorCode: null, errorMessage: null };
+  // The run's lock is held, so its lease version cannot have moved since it was read.
+  const committed = await commitRunStatement(client, change, now);
+  if (!committed) throw new RunStateConflictError(runId, "the run changed state meanwhile; fetch it again");
+  return { status: RunStatus.cancelled, finishedNow: true, events: committed.events };
 }

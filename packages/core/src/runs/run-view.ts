@@ -1,25 +1,20 @@
-import type { Prisma } from "../store/create-prisma-client.ts";
+import type { RunStatus } from "./run-status.ts";
 
-/** Columns needed to render a Run (API.md `Run`). */
-export const runViewSelect = {
-  id: true,
-  chatId: true,
-  status: true,
-  rounds: true,
-  toolCalls: true,
-  output: true,
-  errorCode: true,
-  errorMessage: true,
-  createdAt: true,
-  updatedAt: true,
-  approvals: {
-    where: { status: "pending" },
-    orderBy: { createdAt: "asc" },
-    select: { id: true, tool: true, toolCallId: true, arguments: true, effects: true, expiresAt: true },
-  },
-} as const satisfies Prisma.RunSelect;
-
-export type RunViewRow = Prisma.RunGetPayload<{ select: typeof runViewSelect }>;
+/** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
+export interface RunViewRow {
+  id: string;
+  chat_id: string;
+  status: RunStatus;
+  rounds: number;
+  tool_calls: number;
+  output: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: Date;
+  updated_at: Date;
+  /** Built as JSON in the statement: `expires_at` is Postgres's JSON text of the timestamp. */
+  pending_approvals: { id: string; tool: string; tool_call_id: string; arguments: unknown; effects: string[]; expires_at: string }[];
+}
 
 export interface RunView {
   id: string;
@@ -37,21 +32,21 @@ export interface RunView {
 export function toRunView(row: RunViewRow): RunView {
   return {
     id: row.id,
-    chat_id: row.chatId,
+    chat_id: row.chat_id,
     status: row.status,
     rounds: row.rounds,
-    tool_calls: row.toolCalls,
+    tool_calls: row.tool_calls,
     output: row.output,
-    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
-    pending_approvals: row.approvals.map((approval) => ({
+    error: row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null,
+    pending_approvals: row.pending_approvals.map((approval) => ({
       id: approval.id,
       tool: approval.tool,
-      tool_call_id: approval.toolCallId,
+      tool_call_id: approval.tool_call_id,
       arguments: approval.arguments,
       effects: approval.effects,
-      expires_at: approval.expiresAt.toISOString(),
+      expires_at: new Date(approval.expires_at).toISOString(),
     })),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
   };
 }
