@@ -107,6 +107,42 @@ describe("error responses", () => {
     expect(ws.status).toBe(401);
   });
 
+  it("answers a NUL character anywhere in a body, a path or a query with 400 naming the field, and stores nothing", async () => {
+    // Postgres text and jsonb cannot hold U+0000: such input must be refused up front, not fail in the database as a 500.
+    const token = api.adminToken;
+    const chat = await requestJson(`${api.url}/api/chats`, { token, body: { title: "nul probe" } });
+    expect(chat.status).toBe(201);
+    const chatId: string = chat.body.id;
+    const chatsBefore = await api.prisma.chat.count();
+    const bodies: [string, string, unknown, string][] = [
+      ["POST", "/api/chats", { title: "a\u0000b" }, "title"],
+      ["POST", `/api/chats/${chatId}/runs`, { input: "hello\u0000world" }, "input"],
+      ["POST", `/api/chats/${chatId}/runs`, { input: "hello", idempotency_key: "k\u0000" }, "idempotency_key"],
+      ["POST", `/api/chats/${chatId}/runs`, { input: "hello", model: "m\u0000" }, "model"],
+      ["POST", "/api/workspaces", { name: "w\u0000" }, "name"],
+      ["POST", "/api/users", { name: "u\u0000" }, "name"],
+      ["POST", "/api/approvals", { tool_approval_id: "ta_1", decision: "approve", arguments: { path: "x", nested: ["ok", "b\u0000"] } }, "arguments.nested.1"],
+      ["POST", "/api/approvals", { tool_approval_id: "ta_1", decision: "approve", arguments: { "key\u0000": 1 } }, "arguments.key\u0000"],
+      ["PATCH", "/api/settings", { web_fetch_allow: ["example.com", "a\u0000"] }, "web_fetch_allow.1"],
+    ];
+    for (const [method, path, body, field] of bodies) {
+      const response = await requestJson(`${api.url}${path}`, { method, token, body });
+      expect({ method, path, status: response.status }).toEqual({ method, path, status: 400 });
+      expectErrorShape(response.body, "invalid_request");
+      expect(response.body.error.details.field).toBe(field);
+      expect(response.body.error.message).toMatch(/NUL/);
+    }
+    expect(await api.prisma.chat.count()).toBe(chatsBefore);
+    expect(await api.prisma.run.count({ where: { chatId } })).toBe(0);
+    const paths = [`/api/runs/run%00x`, `/api/chats/%00`, `/api/runs/r%00/events`, `/api/chats/${chatId}/grants/g%00`, `/api/tools?workspace_id=w%00`];
+    for (const path of paths) {
+      const method = path.includes("/grants/") ? "DELETE" : "GET";
+      const response = await rawRequest(api.url, { method, path, headers: { authorization: `Bearer ${token}` } });
+      expect({ path, status: response.status }).toEqual({ path, status: 400 });
+      expectErrorShape(response.json, "invalid_request");
+    }
+  });
+
   it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
     const kept = await requestJson(`${api.url}/api/me`, { token: api.adminToken, headers: { "x-request-id": "client-id-123" } });
     expect(kept.headers.get("x-request-id")).toBe("client-id-123");

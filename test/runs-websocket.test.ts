@@ -251,8 +251,9 @@ describe("WebSocket /api/ws", () => {
     const socket = await stack.connectWebSocket();
     socket.socket.send("not json");
     socket.send({ type: "subscribe", run_id: runId, after: -5 });
-    await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 2);
-    expect(socket.messages.filter((message) => message.type === "error").map((message) => message.code)).toEqual(["invalid_request", "invalid_request"]);
+    socket.send({ type: "subscribe", run_id: `${runId}\u0000` });
+    await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 3);
+    expect(socket.messages.filter((message) => message.type === "error").map((message) => message.code)).toEqual(["invalid_request", "invalid_request", "invalid_request"]);
     socket.send({ type: "subscribe", run_id: runId, after: 0 });
     await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"));
     expectContiguous(socket.events(runId));

@@ -4,6 +4,7 @@ import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
+import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
 import { requestLogger } from "./http/request-logger.ts";
 import { operationsRouter } from "./routes/operations.ts";
 import { approvalsRouter } from "./routes/approvals.ts";
@@ -42,6 +43,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   app.use(operationsRouter(dependencies));
 
   app.use("/api", authenticate(dependencies.prisma));
+  app.use("/api", refuseNulInPath());
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
   for (const router of API_ROUTERS) app.use(router(dependencies));
 

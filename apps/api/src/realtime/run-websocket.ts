@@ -9,9 +9,16 @@ import type { ApiDependencies } from "../api-dependencies.ts";
 import { authenticateToken, requestToken } from "../http/authenticate.ts";
 import { followRun } from "./follow-run.ts";
 
+/** A run id: no NUL character, which Postgres would refuse (an outage answer instead of not_found). */
+const runIdField = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((id) => !id.includes("\u0000"), "must not contain NUL characters (U+0000)");
+
 const clientMessage = z.discriminatedUnion("type", [
-  z.object({ type: z.literal("subscribe"), run_id: z.string().min(1).max(200), after: z.number().int().min(0).optional() }),
-  z.object({ type: z.literal("unsubscribe"), run_id: z.string().min(1).max(200) }),
+  z.object({ type: z.literal("subscribe"), run_id: runIdField, after: z.number().int().min(0).optional() }),
+  z.object({ type: z.literal("unsubscribe"), run_id: runIdField }),
 ]);
 
 /** Pings detect half-open connections (a laptop that slept). Default every 30 s. */

@@ -2,6 +2,7 @@ import { Router } from "express";
 import { loadSettings, updateSettings } from "@agentq/core/settings/agent-settings";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { requireAdmin } from "../http/authenticate.ts";
+import { refuseNulCharacters } from "../http/parse-body.ts";
 
 export function settingsRouter(dependencies: ApiDependencies): Router {
   const router = Router();
@@ -14,6 +15,7 @@ export function settingsRouter(dependencies: ApiDependencies): Router {
 
   router.patch("/api/settings", async (request, response) => {
     requireAdmin(request);
+    refuseNulCharacters(request.body, "request body");
     response.json(await updateSettings(prisma, request.body));
   });
 

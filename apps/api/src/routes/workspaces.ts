@@ -64,7 +64,7 @@ export function workspacesRouter(dependencies: ApiDependencies): Router {
 
   router.put("/api/workspaces/:id/files/*path", async (request, response) => {
     const workspace = await getWorkspace(prisma, currentUser(request).id, request.params.id);
-    const body = parseRequest(writeFileBody, request.body);
+    const body = parseRequest(writeFileBody, request.body, "request body", { nulAllowedIn: ["content"] });
     const file = await writeWorkspaceFile(workspace.rootPath, filePathParameter(request.params.path), body.content).catch(
       asNotFound,
     );
