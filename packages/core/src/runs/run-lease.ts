@@ -90,15 +90,16 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
   return (result.rowCount ?? 0) > 0;
 }
 
+const NEXT_IN_CHAT_SQL = preparedSql(
+  "run_next_in_chat",
+  `SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
+  WHERE r.chat_id = $1 AND r.status = 'queued' AND ${NOTHING_AHEAD_IN_CHAT}
+  ORDER BY r.created_at, r.id LIMIT 1`,
+);
+
 /** The oldest queued run of the chat that nothing blocks now, to hand to a worker when a run ends. */
 export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string): Promise<{ id: string; lastEventSeq: number; leaseVersion: number } | null> {
-  const [row] = await queryRows<{ id: string; last_event_seq: number; lease_version: number }>(
-    sqlPoolOf(prisma),
-    `SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
-    WHERE r.chat_id = $1 AND r.status = 'queued' AND ${NOTHING_AHEAD_IN_CHAT}
-    ORDER BY r.created_at, r.id LIMIT 1`,
-    [chatId],
-  );
+  const [row] = await queryRows<{ id: string; last_event_seq: number; lease_version: number }>(sqlPoolOf(prisma), NEXT_IN_CHAT_SQL, [chatId]);
   return row ? { id: row.id, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } : null;
 }
 
