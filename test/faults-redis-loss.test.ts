@@ -57,7 +57,9 @@ describe("Redis losing everything mid-run", () => {
     for (let index = 0; index < 5; index += 1) {
       const chatId = await stack.createChat({ workspaceId });
       const runId = await stack.run(chatId, {
-        input: scenarioInput([{ ...slow, tool: "list_files", args: {} }, { ...slow, tool: "list_files", args: { path: "." } }, { text: `run ${index} done` }]),
+        // Round 2's answer is held 2 s: a run seen between its tools is still running when Redis is
+        // flushed, and with two worker slots busy that long, later runs are still waiting in Redis.
+        input: scenarioInput([{ ...slow, tool: "list_files", args: {} }, { ...slow, tool: "list_files", args: { path: "." }, delayMs: 2_000 }, { text: `run ${index} done` }]),
       });
       runs.push({ chatId, runId });
     }

@@ -34,12 +34,13 @@ describe("graceful shutdown of a worker", () => {
   it("SIGTERM mid-run: the worker exits 0, the run is handed back and completes elsewhere, nothing is repeated", async () => {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
-    // Five rounds of about a second each: the signal lands mid-run whatever the timing.
+    // Five rounds streamed in about half a second each, and the model holds round 2's answer 2 s:
+    // the signal, sent once round 1's tool has completed, lands mid-run whatever the timing.
     const slow = { text: "Listing the workspace again.", chunkDelayMs: 60 };
     const runId = await stack.run(chatId, {
       input: scenarioInput([
         { ...slow, tool: "list_files", args: { path: "." } },
-        { ...slow, tool: "list_files", args: {} },
+        { ...slow, tool: "list_files", args: {}, delayMs: 2_000 },
         { ...slow, tool: "search_files", args: { query: "nothing" } },
         { ...slow, tool: "search_files", args: { query: "still nothing" } },
         { text: "all listed" },

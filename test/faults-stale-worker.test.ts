@@ -46,6 +46,9 @@ describe("a stale worker", () => {
     stale.kill("SIGSTOP");
     let staleEvents: number;
     try {
+      // The premise: frozen mid-stream, before round 1's answer was committed (nobody else can
+      // answer it before the frozen worker's 3 s lease runs out).
+      expect((await stack.events(runId)).some((event) => event.type === "message.completed")).toBe(false);
       // The lease (3 s) runs out; the reconciler of the other worker re-enqueues the run, which it takes.
       const takeover = await waitUntil("the run taken over by the other worker", async () => {
         const lease = await leaseOf(stack, runId);

@@ -49,7 +49,9 @@ describe("WebSocket /api/ws", () => {
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
       input: scenarioInput([
-        { tool: "write_file", args: { path: "a.txt", content: "alpha" }, delayMs: 300 },
+        // The first answer is held 2 s after round.started: the first socket has its three events
+        // (run.queued, run.started, round.started) and is closed long before the run can end.
+        { tool: "write_file", args: { path: "a.txt", content: "alpha" }, delayMs: 2_000 },
         { tool: "read_file", args: { path: "a.txt" }, delayMs: 300 },
         { text: "the file says alpha, and this answer streams slowly", chunkDelayMs: 100 },
       ]),
@@ -62,6 +64,8 @@ describe("WebSocket /api/ws", () => {
     first.close();
     const firstEvents = first.events(runId);
     expectContiguous(firstEvents);
+    // The premise: the first socket left mid-run (had it seen the end, the second would wait for nothing).
+    expect(firstEvents.map((event) => event.type)).not.toContain("run.completed");
     const lastSeen = firstEvents.at(-1)!.seq;
 
     const second = await stack.connectWebSocket();
