@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateId } from "@agentq/core/ids";
+import { createRun } from "@agentq/core/runs/create-run";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 
@@ -197,6 +199,31 @@ describe("multitask: a new run in a chat that already has an active one", () => 
     for (let index = 0; index < 8; index += 2) {
       const number = /run (\d)/.exec(chat.messages[index].content)![1];
       expect(chat.messages[index + 1]).toMatchObject({ role: "assistant", content: `answer ${number}` });
+    }
+  });
+
+  it("runs created at once with enqueue line up in commit order: the one runnable when it committed is first in the chat's order", async () => {
+    // Every request reads the same clock, so the order cannot come from the clock: it must follow the
+    // commits, or a worker given the runnable run finds another queued ahead of it and the chat stalls.
+    const at = new Date();
+    for (let attempt = 0; attempt < 8; attempt += 1) {
+      const chatId = await stack.createChat();
+      const { userId } = await stack.prisma.chat.findUniqueOrThrow({ where: { id: chatId } });
+      const created = await Promise.all(
+        [1, 2, 3, 4].map(() =>
+          createRun(
+            { prisma: stack.prisma, clock: () => at, generateId },
+            { userId, chatId, input: "queued only", model: "fake-model", mode: "agent", allowBash: false, allowWebSearch: false, useWeb: false, multitask: "enqueue" },
+          ),
+        ),
+      );
+      const runnable = created.filter((result) => result.runnable);
+      expect(runnable).toHaveLength(1);
+      const ordered = await stack.prisma.run.findMany({ where: { chatId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, createdAt: true } });
+      expect(ordered).toHaveLength(4);
+      expect(ordered[0]!.id).toBe(runnable[0]!.runId);
+      // Each later run is stamped after the one before it, so no two tie.
+      for (let index = 1; index < ordered.length; index += 1) expect(ordered[index]!.createdAt.getTime()).toBeGreaterThan(ordered[index - 1]!.createdAt.getTime());
     }
   });
 

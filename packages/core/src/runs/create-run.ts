@@ -69,6 +69,13 @@ const ACTIVE_RUNS_SQL = preparedSql("run_create_active", `SELECT id FROM runs WH
  * so only runs still being stopped by their worker), the run row unless "reject" ($12) finds one,
  * its `run.queued` event with seq 1, and the idempotency key ($14 null: none) pointing at it. The
  * runs still active are the ones the new run must wait for.
+ *
+ * The run is stamped after every active run of the chat (at least 1 ms, the column's precision),
+ * so the chat's order `(created_at, id)`, which workers follow (NOTHING_AHEAD_IN_CHAT), is the
+ * order of these commits under the chat's lock. With the request's clock alone, runs created in
+ * the same millisecond (or on API instances whose clocks differ) were ordered by their random ids:
+ * the run that was runnable when it committed, and so got the job, could sort behind a later one,
+ * and the chat stalled until the reconciler stepped in.
  */
 const CREATE_SQL = preparedSql(
   "run_create",
@@ -76,22 +83,25 @@ const CREATE_SQL = preparedSql(
 WITH active AS (
   SELECT id, created_at FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[])
 ),
+stamp AS (
+  SELECT GREATEST($11::timestamptz, (SELECT max(created_at) FROM active) + interval '1 millisecond') AS at
+),
 created AS (
   INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, last_event_seq, created_at, updated_at)
-  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, $11, $11
+  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, stamp.at, stamp.at FROM stamp
   WHERE NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active)
-  RETURNING id
+  RETURNING id, created_at
 ),
 queued_event AS (
   INSERT INTO run_events (run_id, seq, type, data, created_at)
-  SELECT id, 1, 'run.queued', $13::jsonb, $11 FROM created
+  SELECT id, 1, 'run.queued', $13::jsonb, created_at FROM created
 ),
 remembered_key AS (
   INSERT INTO idempotency_keys (user_id, key, run_id, expires_at)
   SELECT $4, $14, id, $15 FROM created WHERE $14::text IS NOT NULL
   ON CONFLICT (user_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, expires_at = EXCLUDED.expires_at
 )
-SELECT EXISTS (SELECT 1 FROM created) AS created,
+SELECT (SELECT created_at FROM created) AS created_at,
   (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
   (SELECT count(*) FROM active)::int AS blocking_runs`,
 );
@@ -124,7 +134,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     if (input.multitask === "interrupt") await interruptActiveRuns(client, input.chatId, now, events, cancelRequested);
 
     const runId = dependencies.generateId("run");
-    const [outcome] = await queryRows<{ created: boolean; first_active_id: string | null; blocking_runs: number }>(client, CREATE_SQL, [
+    const [outcome] = await queryRows<{ created_at: Date | null; first_active_id: string | null; blocking_runs: number }>(client, CREATE_SQL, [
       input.chatId,
       ACTIVE_STATUSES,
       runId,
@@ -141,8 +151,8 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       input.idempotencyKey ?? null,
       new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
     ]);
-    if (!outcome?.created) throw new RunInProgressError(input.chatId, outcome?.first_active_id ?? "");
-    events.push({ runId, events: [{ seq: 1, type: "run.queued", at: now.toISOString(), data: { multitask: input.multitask } }] });
+    if (!outcome?.created_at) throw new RunInProgressError(input.chatId, outcome?.first_active_id ?? "");
+    events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: input.multitask } }] });
     return { runId, created: true, runnable: outcome.blocking_runs === 0, events, cancelRequested };
   });
 }
