@@ -9,7 +9,7 @@ export interface ParseRequestOptions {
 /**
  * Validates a request body (or query) against a zod schema. A failure is `400 invalid_request`
  * whose `details.field` is the dotted path of the first bad field and `details.issues` lists all.
- * Text holding U+0000 is refused first (`refuseNulCharacters`).
+ * Text holding U+0000 is refused first (`refuseNulCharacters`), so that is what the error names.
  */
 export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: unknown, what = "request body", options: ParseRequestOptions = {}): z.output<Schema> {
   if (value === undefined && what === "request body") {
@@ -32,29 +32,21 @@ export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: un
  * path, before anything is stored, rather than a database error later.
  */
 export function refuseNulCharacters(value: unknown, what: string, allowedTopLevel: readonly string[] = []): void {
-  const field = findNul(value, [], allowedTopLevel);
-  if (field !== undefined) {
-    const name = field.join(".") || "(root)";
-    throw new InvalidRequestError(`${what}: ${name}: must not contain NUL characters (U+0000)`, { field: name });
-  }
+  const path = pathToNul(value, allowedTopLevel, true);
+  if (path === undefined) return;
+  const field = path.join(".") || "(root)";
+  throw new InvalidRequestError(`${what}: ${field}: must not contain NUL characters (U+0000)`, { field });
 }
 
-function findNul(value: unknown, path: string[], allowedTopLevel: readonly string[]): string[] | undefined {
-  if (typeof value === "string") return value.includes("\u0000") ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index += 1) {
-      const found = findNul(value[index], [...path, String(index)], allowedTopLevel);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
-      if (key.includes("\u0000")) return [...path, key];
-      if (path.length === 0 && allowedTopLevel.includes(key)) continue;
-      const found = findNul(item, [...path, key], allowedTopLevel);
-      if (found) return found;
-    }
+/** The keys leading to the first string or key holding U+0000 (arrays' indexes included), or undefined. */
+function pathToNul(value: unknown, allowedTopLevel: readonly string[], topLevel: boolean): string[] | undefined {
+  if (typeof value === "string") return value.includes("\u0000") ? [] : undefined;
+  if (value === null || typeof value !== "object") return undefined;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes("\u0000")) return [key];
+    if (topLevel && allowedTopLevel.includes(key)) continue;
+    const rest = pathToNul(item, allowedTopLevel, false);
+    if (rest) return [key, ...rest];
   }
   return undefined;
 }
