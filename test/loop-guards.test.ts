@@ -61,6 +61,26 @@ describe("loop guards and malformed calls", () => {
     expect(events.filter((event) => event.type === "tool.started")).toHaveLength(2);
   });
 
+  it("a call emitted in the round that had its tools withdrawn is refused and nothing runs", async () => {
+    const { run, events } = await runToEnd([
+      { tool: "list_files", args: {} },
+      { tool: "list_files", args: {} },
+      { tool: "list_files", args: {} },
+      { tool: "write_file", args: { path: "final-round.txt", content: "should not exist" } },
+      { text: "answered after the refusal" },
+    ]);
+    expect(run).toMatchObject({ status: "completed", output: "answered after the refusal" });
+    const refused = events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file");
+    expect(refused?.data).toMatchObject({ ok: false, error: expect.stringContaining("no tools were offered") });
+    expect(events.some((event) => event.type === "tool.started" && event.data.tool === "write_file")).toBe(false);
+    const file = await stack.request("GET", `/api/workspaces/${workspaceId}/files/final-round.txt`);
+    expect(file.status).toBe(404);
+    // The round after the refused call has every tool back; the model saw the error.
+    const last = stack.provider.requests.at(-1)!;
+    expect(last.tools.length).toBeGreaterThan(0);
+    expect(last.messages.some((message) => message.role === "tool" && String(message.content).includes("no tools were offered"))).toBe(true);
+  });
+
   it("a model that promises an action without calling a tool is nudged once", async () => {
     const { run, events } = await runToEnd([
       { text: "I will now read the file notes.txt." },

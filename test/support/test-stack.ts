@@ -7,6 +7,7 @@ import { pino } from "pino";
 import WebSocket from "ws";
 import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
 import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
+import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
 import { startRunWorker, type RunWorker } from "../../apps/worker/src/run-worker.ts";
 import type { ApiConfig } from "../../apps/api/src/config.ts";
@@ -141,8 +142,9 @@ export class TestStack {
     throw new Error(`run ${runId}: no matching event in ${timeoutMs} ms; events: ${JSON.stringify((await this.events(runId, 0, token)).map((event) => event.type))}`);
   }
 
-  async startWorker(overrides: Partial<WorkerConfig> = {}): Promise<RunWorker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}, extraTools: readonly ToolDefinition[] = []): Promise<RunWorker> {
     const worker = await startRunWorker({
+      extraTools,
       config: { ...this.workerConfig, ...overrides },
       logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
       processEnvironment: process.env,

@@ -16,6 +16,7 @@ import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create
 import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
+import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import {
   controlChannel,
@@ -37,6 +38,8 @@ export interface StartRunWorkerOptions {
   processEnvironment: Readonly<Record<string, string | undefined>>;
   /** Replaces the provider clients (tests use the in-process scripted model). */
   models?: ModelResolver;
+  /** Tools registered next to agentq's own (tests add tools that fail on purpose). Default none. */
+  extraTools?: readonly ToolDefinition[];
 }
 
 export interface RunWorker {
@@ -77,7 +80,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     onPublishError: (error) => logger.warn({ err: error }, "publishing run events failed; subscribers will replay from Postgres"),
   });
   const tools = createToolRegistry(
-    createAgentqTools({ toolEnvironment: buildToolEnvironment(options.processEnvironment, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
+    [
+      ...createAgentqTools({ toolEnvironment: buildToolEnvironment(options.processEnvironment, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
+      ...(options.extraTools ?? []),
+    ],
   );
   const dependencies: RunLoopDependencies = {
     prisma,
@@ -143,14 +149,20 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       // The loop itself failed (a bug, Postgres gone): let the retry start at once rather than wait
       // out the lease, and after the job's last attempt fail the run instead of retrying it forever.
       logger.error({ err: error, run_id: runId, attempt: job.attemptsMade + 1 }, "run execution failed");
-      await releaseLease(prisma, lease).catch(() => undefined);
       if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-        const events = await failRunWithoutLease(dependencies, runId, {
-          code: "internal_error",
-          message: `the run could not be executed (${job.attemptsMade + 1} attempts); the last error was logged by worker ${workerId}`,
-        }).catch(() => []);
+        // Failed while this worker still holds the run: no other worker can take it in between.
+        const events = await failRunWithoutLease(
+          dependencies,
+          runId,
+          {
+            code: "internal_error",
+            message: `the run could not be executed (${job.attemptsMade + 1} attempts); the last error was logged by worker ${workerId}`,
+          },
+          { lease },
+        ).catch(() => []);
         if (events.length > 0) await publisher.publishEvents(runId, events).catch(() => undefined);
       }
+      await releaseLease(prisma, lease).catch(() => undefined);
       throw error;
     } finally {
       active.delete(runId);

@@ -37,13 +37,14 @@ const offer: ToolOfferContext = {
   settings: defaultSettings(),
 };
 
-function decide(candidate: ToolDefinition | undefined, options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string } = {}) {
+function decide(candidate: ToolDefinition | undefined, options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string; sentTools?: string[] } = {}) {
   return decideToolCall({
     tool: candidate,
     toolName: options.name ?? candidate?.name ?? "missing",
     offer: { ...offer, ...options.offer },
     tainted: options.tainted ?? false,
     grants: options.grants ?? [],
+    sentTools: options.sentTools ?? null,
   });
 }
 
@@ -86,5 +87,14 @@ describe("decideToolCall", () => {
       kind: "refuse",
       reason: expect.stringContaining("administrator"),
     });
+  });
+
+  it("refuses a call of a tool that was not sent in its round, offered or not, granted or not", () => {
+    const grants = [{ tool: "write_file", effects: ["write"] }];
+    expect(decide(writeFile, { sentTools: [], grants })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("no tools were offered") });
+    expect(decide(writeFile, { sentTools: ["read_file"], grants })).toMatchObject({ kind: "refuse", reason: expect.stringContaining("write_file") });
+    expect(decide(writeFile, { sentTools: ["read_file", "write_file"] })).toEqual({ kind: "execute" });
+    // The offer is still checked: a tool recorded as sent but no longer offered is refused.
+    expect(decide(runCommand, { sentTools: ["run_command"], offer: { allowBash: false } }).kind).toBe("refuse");
   });
 });

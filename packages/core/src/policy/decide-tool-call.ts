@@ -21,6 +21,11 @@ export interface DecideToolCallInput {
   /** Untrusted material had entered the run when the model emitted this call. */
   tainted: boolean;
   grants: readonly GrantRef[];
+  /**
+   * The tools sent to the model in the round that emitted the call; a call of any other tool is
+   * refused (an empty list in a final answer round). Null: not recorded, only the offer is checked.
+   */
+  sentTools?: readonly string[] | null;
 }
 
 export function grantCovers(grant: GrantRef, toolName: string, effects: readonly string[]): boolean {
@@ -33,6 +38,15 @@ export function grantCovers(grant: GrantRef, toolName: string, effects: readonly
  */
 export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
   if (!input.tool) return { kind: "refuse", reason: `there is no tool named "${input.toolName}"` };
+  if (input.sentTools && !input.sentTools.includes(input.toolName)) {
+    return {
+      kind: "refuse",
+      reason:
+        input.sentTools.length === 0
+          ? `not executed: no tools were offered in this round; answer with text`
+          : `not executed: the tool "${input.toolName}" was not offered in this round`,
+    };
+  }
   const offer = decideToolOffer(input.tool, input.offer);
   if (!offer.offered) return { kind: "refuse", reason: `the tool "${input.toolName}" is not available: ${offer.reason}` };
   if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };

@@ -236,7 +236,13 @@ export class RunExecution {
       };
     }
     const wasFinalAnswerRound = this.loopState.finalAnswerRound;
-    this.loopState = { ...this.loopState, finalAnswerRound: false, pendingNote: null, roundTainted: run.tainted };
+    this.loopState = {
+      ...this.loopState,
+      finalAnswerRound: false,
+      pendingNote: null,
+      roundTainted: run.tainted,
+      roundTools: toolsForRound.map((tool) => tool.name),
+    };
     this.stage((change) => {
       change.increments.rounds += 1;
       change.events.push(...roundEvents);
@@ -288,7 +294,7 @@ export class RunExecution {
     }
     return calls.process(
       normalized.map((call, position) => ({ rowId: rowIds[position]!, callId: call.id, name: call.name, argumentsText: call.argumentsText, round: roundNumber, position })),
-      { tainted: run.tainted },
+      { tainted: run.tainted, sentTools: this.loopState.roundTools },
     );
   }
 

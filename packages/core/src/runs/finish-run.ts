@@ -1,10 +1,10 @@
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
-import { applyRunChange } from "../store/commit-run-change.ts";
+import { applyRunChange, type RunWriteCondition } from "../store/commit-run-change.ts";
 import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
-import { RunStateConflictError } from "./run-errors.ts";
+import { LeaseLostError, RunStateConflictError } from "./run-errors.ts";
 import { answerOpenToolCalls } from "./answer-open-tool-calls.ts";
 import type { RunExecution } from "./execute-run.ts";
-import { nextRunnableRunOfChat } from "./run-lease.ts";
+import { nextRunnableRunOfChat, type RunLease } from "./run-lease.ts";
 import type { RunOutcome } from "./run-outcome.ts";
 import { RunStatus } from "./run-status.ts";
 import type { RunLoopDependencies } from "./run-loop-dependencies.ts";
@@ -77,22 +77,26 @@ export async function scheduleNextRunOfChat(dependencies: Pick<RunLoopDependenci
 
 /**
  * Fails a run that no worker can execute (its execution threw on every attempt): open calls are
- * answered and `run.failed` is appended, whoever holds it, unless it already finished.
+ * answered and `run.failed` is appended, unless it already finished. A worker that still holds the
+ * run passes its lease and fails it under its fence; otherwise (or once that lease is lost) the run
+ * is failed by status, which bumps the lease version so that no worker that took it meanwhile can
+ * overwrite the failure.
  */
 export async function failRunWithoutLease(
   dependencies: Pick<RunLoopDependencies, "prisma" | "clock">,
   runId: string,
   error: { code: string; message: string },
+  options: { lease?: RunLease } = {},
 ): Promise<RunEventRecord[]> {
   const now = dependencies.clock();
-  try {
-    return await dependencies.prisma.$transaction(async (tx) => {
+  const fail = (condition: RunWriteCondition) =>
+    dependencies.prisma.$transaction(async (tx) => {
       const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { chatId: true } });
       const result = await applyRunChange(
         tx,
         {
           runId,
-          condition: { statusIn: [RunStatus.queued, RunStatus.running] },
+          condition,
           prepare: (inner) =>
             answerOpenToolCalls(inner, {
               runId,
@@ -108,6 +112,15 @@ export async function failRunWithoutLease(
       );
       return result.events;
     }, TRANSACTION_OPTIONS);
+  try {
+    if (options.lease) {
+      try {
+        return await fail({ leaseVersion: options.lease.leaseVersion });
+      } catch (caught) {
+        if (!(caught instanceof LeaseLostError)) throw caught;
+      }
+    }
+    return await fail({ statusIn: [RunStatus.queued, RunStatus.running] });
   } catch (caught) {
     if (caught instanceof RunStateConflictError) return [];
     throw caught;

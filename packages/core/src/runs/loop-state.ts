@@ -17,6 +17,12 @@ export const loopStateSchema = z.object({
    * model had seen when it asked for them, also when a crash makes another worker finish the round.
    */
   roundTainted: z.boolean().nullable().default(null),
+  /**
+   * The names of the tools sent to the model in the current round (empty in a final answer round):
+   * the executor runs only calls of these (invariant 8), also when another worker finishes the round.
+   * Null in state written before this field existed.
+   */
+  roundTools: z.array(z.string()).nullable().default(null),
   /** A transient instruction for the next round only (the nudge), not part of the chat. */
   pendingNote: z.string().nullable().default(null),
 });

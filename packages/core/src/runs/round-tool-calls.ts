@@ -13,7 +13,7 @@ import type { RunExecution } from "./execute-run.ts";
 import { callSignature } from "./guards/call-signature.ts";
 import type { OpenCallApproval } from "./load-run-context.ts";
 import type { LoopState } from "./loop-state.ts";
-import type { StepOutcome } from "./run-outcome.ts";
+import { assertNever, type StepOutcome } from "./run-outcome.ts";
 import { RunStatus } from "./run-status.ts";
 
 /** A call of the model waiting to be handled, as stored in `tool_calls`. */
@@ -48,7 +48,11 @@ export class RoundToolCalls {
     this.#execution = execution;
   }
 
-  async process(calls: readonly PendingCall[], options: { tainted: boolean }): Promise<StepOutcome> {
+  /**
+   * `sentTools` names the tools sent to the model in the calls' round (null: not recorded, for runs
+   * written by an older release); a call of any other tool is refused before anything runs.
+   */
+  async process(calls: readonly PendingCall[], options: { tainted: boolean; sentTools: readonly string[] | null }): Promise<StepOutcome> {
     const execution = this.#execution;
     const approvals: ApprovalRequest[] = [];
     for (const call of calls) {
@@ -57,6 +61,20 @@ export class RoundToolCalls {
       const tool = execution.dependencies.tools.get(call.name);
       if (!tool) {
         this.answer(call, { ok: false, error: `there is no tool named "${call.name}"; use one of the tools you were given` });
+        continue;
+      }
+      // Invariant 8 first: a call of a tool that was not sent in its round is refused before it can
+      // count towards a guard or be parsed, let alone run.
+      const decision = decideToolCall({
+        tool,
+        toolName: call.name,
+        offer: execution.offerContext,
+        tainted: options.tainted,
+        grants: execution.context.grants,
+        sentTools: options.sentTools,
+      });
+      if (decision.kind === "refuse") {
+        this.answer(call, { ok: false, error: decision.reason });
         continue;
       }
       const parsed = parseToolArguments(tool, call.argumentsText);
@@ -69,23 +87,15 @@ export class RoundToolCalls {
         this.answer(call, { ok: false, error: guard.error }, guard.events);
         continue;
       }
-      const decision = decideToolCall({
-        tool,
-        toolName: call.name,
-        offer: execution.offerContext,
-        tainted: options.tainted,
-        grants: execution.context.grants,
-      });
       switch (decision.kind) {
-        case "refuse":
-          this.answer(call, { ok: false, error: decision.reason });
-          break;
         case "needs_approval":
           approvals.push({ call, tool, args: parsed.args, effects: decision.effects });
           break;
         case "execute":
           await this.execute(call, tool, parsed.args);
           break;
+        default:
+          assertNever(decision);
       }
     }
     if (approvals.length > 0) return this.park(approvals);
@@ -269,7 +279,10 @@ export class RoundToolCalls {
         else await this.executeApproved(call, tool, approval);
       }
     }
-    if (pending.length > 0) return this.process(pending, { tainted: execution.loopState.roundTainted ?? execution.context.run.tainted });
+    if (pending.length > 0) {
+      const { roundTainted, roundTools } = execution.loopState;
+      return this.process(pending, { tainted: roundTainted ?? execution.context.run.tainted, sentTools: roundTools });
+    }
     return { kind: "next_round" };
   }
 

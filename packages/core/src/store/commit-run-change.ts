@@ -9,8 +9,8 @@ export type TransactionClient = Parameters<Parameters<PrismaClient["$transaction
 
 /**
  * Who may make the change. A worker names the lease version it took (fencing: a worker whose
- * lease was taken over matches no row); the API, which holds no lease, names the statuses the
- * run must be in (a cancel, an approval decision).
+ * lease was taken over matches no row); a writer that holds no lease names the statuses the run
+ * must be in, and its write bumps the lease version (no worker's fence survives it).
  */
 export type RunWriteCondition = { leaseVersion: number } | { statusIn: readonly RunStatus[] };
 
@@ -85,9 +85,12 @@ export async function applyRunChange(tx: TransactionClient, change: RunChange, n
     "leaseVersion" in change.condition
       ? { id: change.runId, leaseVersion: change.condition.leaseVersion }
       : { id: change.runId, status: { in: [...change.condition.statusIn] } };
+  // A write conditioned on status is made by someone who holds no lease: it bumps the fencing
+  // version, so a worker that took the run meanwhile cannot overwrite it with its next step.
+  const fence = "statusIn" in change.condition ? { leaseVersion: { increment: 1 } } : {};
   const updated = await tx.run.updateManyAndReturn({
     where,
-    data: { ...change.update, lastEventSeq: { increment: events.length }, updatedAt: now },
+    data: { ...change.update, ...fence, lastEventSeq: { increment: events.length }, updatedAt: now },
     select: { id: true, status: true, cancelRequested: true, lastEventSeq: true, leaseVersion: true },
   });
   const run = updated[0];
