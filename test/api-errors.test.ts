@@ -143,6 +143,45 @@ describe("error responses", () => {
     }
   });
 
+  it("answers deeply nested bodies, valid or cut off, with 400 and stores nothing", async () => {
+    const token = api.adminToken;
+    const chat = await requestJson(`${api.url}/api/chats`, { token, body: { title: "deep probe" } });
+    const chatId: string = chat.body.id;
+    const chatsBefore = await api.prisma.chat.count();
+    const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+    const bodies = [
+      `{"title": ${deepArray(5000)}}`,
+      `{"title": ${deepObject(5000)}}`,
+      "[".repeat(20_000),
+      `{"input": "x", "metadata": ${"{".repeat(20_000)}`,
+      // One level over the limit is enough.
+      `{"title": ${deepArray(64)}}`,
+    ];
+    const targets: [string, string][] = [
+      ["POST", "/api/chats"],
+      ["POST", `/api/chats/${chatId}/runs`],
+      ["PUT", `/api/workspaces/${workspaceId}/files/deep.txt`],
+      ["POST", "/api/approvals"],
+      ["PATCH", "/api/settings"],
+    ];
+    for (const [method, path] of targets) {
+      for (const body of bodies) {
+        const response = await requestJson(`${api.url}${path}`, { method, token, body });
+        expect({ method, path, status: response.status, size: body.length }).toEqual({ method, path, status: 400, size: body.length });
+        expectErrorShape(response.body, "invalid_request");
+        expect(response.body.error.message).toMatch(/64 levels/);
+      }
+    }
+    // 63 levels inside the body object is within the limit: refused by validation (wrong type), not by depth.
+    const allowed = await requestJson(`${api.url}/api/chats`, { token, body: `{"title": ${deepArray(63)}}` });
+    expect(allowed.status).toBe(400);
+    expect(allowed.body.error.details.field).toBe("title");
+    expect(await api.prisma.chat.count()).toBe(chatsBefore);
+    expect(await api.prisma.run.count({ where: { chatId } })).toBe(0);
+    expect((await requestJson(`${api.url}/api/workspaces/${workspaceId}/files/deep.txt`, { token })).status).toBe(404);
+  });
+
   it("echoes a sane X-Request-Id and replaces an unsafe one", async () => {
     const kept = await requestJson(`${api.url}/api/me`, { token: api.adminToken, headers: { "x-request-id": "client-id-123" } });
     expect(kept.headers.get("x-request-id")).toBe("client-id-123");
@@ -157,8 +196,8 @@ describe("unexpected failures", () => {
   it("are 500 internal_error with the request id, logged, and leak nothing", async () => {
     const broken = await startTestApi();
     try {
-      // A real failure: the database disappears under the running server.
-      await broken.database.drop();
+      // A real failure that is no outage (Postgres and Redis answer): a table disappears under the running server.
+      await broken.prisma.$executeRawUnsafe("DROP TABLE users CASCADE");
       const response = await requestJson(`${broken.url}/api/me`, {
         token: broken.adminToken,
         headers: { "x-request-id": "req-broken-1" },

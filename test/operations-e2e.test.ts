@@ -124,7 +124,7 @@ describe("when Redis is unreachable for the API", () => {
     const result = await stack.startRun(chatId, { input: scenarioInput([{ text: "later" }]) });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(result.status).toBe(503);
-    expect(result.body.error.code).toBe("service_unavailable");
+    expect(result.body.error.code).toBe("unavailable");
     const runs = await stack.prisma.run.findMany({ where: { chatId } });
     expect(runs).toHaveLength(1);
     expect(runs[0]!.status).toBe("queued");

@@ -264,6 +264,24 @@ describe("WebSocket /api/ws", () => {
     socket.close();
   });
 
+  it("a message nested deeper than 64 levels is refused with invalid_request, even with valid fields around it", async () => {
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "deep" }]) });
+    await stack.waitForRun(runId);
+    const socket = await stack.connectWebSocket();
+    socket.socket.send(`{"type":"subscribe","run_id":${JSON.stringify(runId)},"extra":${"[".repeat(65)}${"]".repeat(65)}}`);
+    socket.socket.send("{".repeat(50_000));
+    await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 2);
+    const errors = socket.messages.filter((message) => message.type === "error");
+    expect(errors.map((message) => message.code)).toEqual(["invalid_request", "invalid_request"]);
+    expect(errors[0].message).toMatch(/64 levels/);
+    expect(socket.events(runId)).toHaveLength(0);
+    // The connection stays usable.
+    socket.send({ type: "subscribe", run_id: runId, after: 0 });
+    await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"));
+    socket.close();
+  });
+
   it("a missing or bad token refuses the upgrade with 401", async () => {
     const base = `${stack.url.replace("http", "ws")}/api/ws`;
     expect(await upgradeStatus(`${base}?token=aq_not-a-real-token`)).toBe(401);

@@ -2,6 +2,7 @@ import express, { type Express, type Router } from "express";
 import type { ApiDependencies } from "./api-dependencies.ts";
 import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
+import { unreachableDependencies } from "./check-readiness.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
@@ -48,6 +49,6 @@ export function createApp(dependencies: ApiDependencies): Express {
   for (const router of API_ROUTERS) app.use(router(dependencies));
 
   app.use(notFoundHandler());
-  app.use(errorHandler());
+  app.use(errorHandler({ probeDependencies: () => unreachableDependencies(dependencies) }));
   return app;
 }

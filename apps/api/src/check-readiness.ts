@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import type { Dependency } from "./http/dependency-outage.ts";
 
 export interface DependencyCheck {
   status: "ok" | "failed";
@@ -39,4 +40,17 @@ export async function checkReadiness(dependencies: { prisma: PrismaClient; redis
     timed(dependencies.timeoutMs, () => dependencies.redis.ping()),
   ]);
   return { ready: postgres.status === "ok" && redis.status === "ok", checks: { postgres, redis } };
+}
+
+/** How long a failed request waits for the probe that names the dependency that is down. */
+const OUTAGE_PROBE_TIMEOUT_MS = 1000;
+
+/** The dependencies that do not answer now (for answering a failed request with `503 unavailable`). */
+export async function unreachableDependencies(dependencies: { prisma: PrismaClient; redis: Redis; config: { readinessTimeoutMs: number } }): Promise<Dependency[]> {
+  const { checks } = await checkReadiness({
+    prisma: dependencies.prisma,
+    redis: dependencies.redis,
+    timeoutMs: Math.min(dependencies.config.readinessTimeoutMs, OUTAGE_PROBE_TIMEOUT_MS),
+  });
+  return (["postgres", "redis"] as const).filter((name) => checks[name].status === "failed");
 }

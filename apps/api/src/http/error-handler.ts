@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { AgentqError, InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { dependencyOutage, type ProbeDependencies } from "./dependency-outage.ts";
 import { statusForError } from "./error-status.ts";
 import { InternalError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from "./http-errors.ts";
 
@@ -41,15 +42,25 @@ function fromHttpLibrary(error: HttpLibraryError): AgentqError | undefined {
   return undefined;
 }
 
-export function errorHandler(): ErrorRequestHandler {
-  return (error: unknown, request, response, next) => {
+export interface ErrorHandlerOptions {
+  /**
+   * Which dependencies are unreachable now: asked when a request fails with an unmapped error, so
+   * that an outage of Postgres or Redis is answered `503 unavailable` naming it, never a 500.
+   */
+  probeDependencies?: ProbeDependencies;
+}
+
+export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHandler {
+  return async (error: unknown, request, response, next) => {
     if (response.headersSent) {
       // Too late for a JSON error: let express close the connection.
       request.log.error({ err: error }, "request failed after the response started");
       next(error);
       return;
     }
-    const mapped = error instanceof AgentqError ? error : fromHttpLibrary((error ?? {}) as HttpLibraryError);
+    let mapped = error instanceof AgentqError ? error : fromHttpLibrary((error ?? {}) as HttpLibraryError);
+    if (mapped === undefined && options.probeDependencies) mapped = await dependencyOutage(error, options.probeDependencies);
+    if (response.headersSent) return;
     const mappedStatus = mapped === undefined ? undefined : statusForError(mapped);
     if (mappedStatus === undefined || mappedStatus >= 500) {
       // pino-http logs `res.err` (stack included) with the request id on its completion line.

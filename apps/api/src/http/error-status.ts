@@ -31,6 +31,7 @@ const STATUS_BY_CODE = new Map<string, number>([
   ["unsupported_media_type", 415],
   ["headers_too_large", 431],
   ["internal_error", 500],
+  ["unavailable", 503],
   ["service_unavailable", 503],
   // Workspace file access (packages/core/src/workspaces/workspace-file-errors.ts).
   ["invalid_path", 400],

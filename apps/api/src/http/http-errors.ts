@@ -1,4 +1,5 @@
-import { AgentqError } from "@agentq/core/errors/agentq-error";
+import { AgentqError, InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { MAX_JSON_NESTING } from "@agentq/core/json/json-nesting";
 
 /** Errors that only exist at the HTTP edge. */
 
@@ -29,5 +30,12 @@ export class InternalError extends AgentqError {
     super("internal_error", "the server failed to handle the request; quote the request id when reporting it", {
       request_id: requestId,
     });
+  }
+}
+
+/** A JSON body or message nested deeper than MAX_JSON_NESTING levels (valid or not). */
+export class JsonTooDeepError extends InvalidRequestError {
+  constructor(what = "the request body") {
+    super(`${what} nests arrays and objects more than ${MAX_JSON_NESTING} levels deep`, { field: "(body)", max_nesting: MAX_JSON_NESTING });
   }
 }

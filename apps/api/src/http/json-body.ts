@@ -1,16 +1,26 @@
 import express, { type RequestHandler } from "express";
-import { UnsupportedMediaTypeError } from "./http-errors.ts";
+import { exceedsJsonNesting } from "@agentq/core/json/json-nesting";
+import { JsonTooDeepError, UnsupportedMediaTypeError } from "./http-errors.ts";
 
 const JSON_TYPES = ["application/json", "application/*+json"];
 const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
 
 /**
- * Parses JSON bodies up to `limitBytes` (BODY_LIMIT). A body in another format is refused with
+ * Parses JSON bodies up to `limitBytes` (BODY_LIMIT) and MAX_JSON_NESTING levels of arrays and
+ * objects (deeper: `400 invalid_request`, valid or not). A body in another format is refused with
  * `415 unsupported_media_type` rather than silently ignored (which would surface later as a
  * confusing "field is required").
  */
 export function jsonBody(limitBytes: number): RequestHandler {
-  const parseJson = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
+  const parseJson = express.json({
+    limit: limitBytes,
+    type: JSON_TYPES,
+    strict: true,
+    // Checked on the raw bytes before parsing: no parser or walk over the body meets a deeper value.
+    verify: (_request, _response, body) => {
+      if (exceedsJsonNesting(body)) throw new JsonTooDeepError();
+    },
+  });
   return (request, response, next) => {
     // req.is: false = a body of another type; null = no body at all. An empty body (Content-Length: 0,
     // what clients send for a bare POST) is no body, whatever its content type says.

@@ -6,7 +6,11 @@ import { NotFoundError } from "@agentq/core/errors/agentq-error";
 import { requireOwnRun } from "@agentq/core/runs/run-queries";
 import type { AuthenticatedUser } from "@agentq/core/users/user";
 import type { ApiDependencies } from "../api-dependencies.ts";
+import { MAX_JSON_NESTING, exceedsJsonNesting } from "@agentq/core/json/json-nesting";
+import { UnauthorizedError } from "@agentq/core/users/user-errors";
+import { unreachableDependencies } from "../check-readiness.ts";
 import { authenticateToken, requestToken } from "../http/authenticate.ts";
+import { dependencyOutage } from "../http/dependency-outage.ts";
 import { followRun } from "./follow-run.ts";
 
 /** A run id: no NUL character, which Postgres would refuse (an outage answer instead of not_found). */
@@ -43,7 +47,15 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
     }
     authenticateToken(dependencies.prisma, requestToken(request, true)).then(
       (user) => wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, user, dependencies, alive)),
-      () => refuse(socket, 401, "Unauthorized"),
+      async (error: unknown) => {
+        if (error instanceof UnauthorizedError) {
+          refuse(socket, 401, "Unauthorized");
+          return;
+        }
+        // Postgres is down (or failing): the token could not be checked, which is not a bad token.
+        const outage = await dependencyOutage(error, () => unreachableDependencies(dependencies));
+        refuse(socket, 503, "Service Unavailable", outage?.message ?? "the token could not be checked right now; try again shortly");
+      },
     );
   });
 
@@ -67,8 +79,11 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
   };
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const body = JSON.stringify({ error: { code: status === 401 ? "unauthorized" : "not_found", message: reason.toLowerCase() } });
+const REFUSAL_CODES: Record<number, string> = { 401: "unauthorized", 404: "not_found", 503: "unavailable" };
+
+function refuse(socket: Duplex, status: number, reason: string, message = reason.toLowerCase()): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify({ error: { code: REFUSAL_CODES[status] ?? "internal_error", message } });
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
@@ -88,8 +103,13 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
 
   ws.on("message", (raw) => {
     let parsed;
+    const text = raw.toString();
+    if (exceedsJsonNesting(text)) {
+      send({ type: "error", code: "invalid_request", message: `messages must not nest arrays and objects more than ${MAX_JSON_NESTING} levels deep` });
+      return;
+    }
     try {
-      parsed = clientMessage.safeParse(JSON.parse(raw.toString()));
+      parsed = clientMessage.safeParse(JSON.parse(text));
     } catch {
       send({ type: "error", code: "invalid_request", message: "messages must be JSON" });
       return;

@@ -49,6 +49,6 @@ export class PathOutsideWorkspaceError extends AgentqError {
 /** A dependency (Postgres, Redis, a provider) cannot be reached right now; retrying later may work. */
 export class UnavailableError extends AgentqError {
   constructor(message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
-    super("service_unavailable", message, details, options);
+    super("unavailable", message, details, options);
   }
 }

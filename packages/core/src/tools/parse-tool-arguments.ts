@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { exceedsJsonNesting, MAX_JSON_NESTING } from "../json/json-nesting.ts";
 import type { ToolDefinition } from "./tool-definition.ts";
 
 export type ParsedToolArguments<Args> = { ok: true; args: Args } | { ok: false; error: string };
@@ -15,6 +16,11 @@ export function parseToolArguments<Args>(tool: ToolDefinition<Args>, argumentsTe
   let value: unknown;
   if (argumentsText.trim() === "") {
     value = {};
+  } else if (exceedsJsonNesting(argumentsText)) {
+    return {
+      ok: false,
+      error: `The arguments of ${tool.name} nest arrays and objects more than ${MAX_JSON_NESTING} levels deep. Send a flat JSON object.`,
+    };
   } else {
     try {
       value = JSON.parse(argumentsText);
