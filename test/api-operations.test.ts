@@ -36,9 +36,9 @@ async function freePort(): Promise<number> {
 }
 
 /** A private Redis this test may stop (the shared one is never touched). */
-async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
+async function startPrivateRedis(extraArguments: string[] = []): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", ...extraArguments], {
     stdio: "ignore",
   });
   const url = `redis://127.0.0.1:${port}`;
@@ -79,6 +79,41 @@ describe("operations endpoints", () => {
     expect(response.body.status).toBe("ready");
     expect(response.body.checks.postgres.status).toBe("ok");
     expect(response.body.checks.redis.status).toBe("ok");
+    expect(response.body.checks.redis_eviction_policy).toEqual({ status: "ok", policy: "noeviction" });
+  });
+
+  it("GET /readyz answers 503 naming the policy and the fix when Redis may evict keys, and the API logs it as an error at start", async () => {
+    const redis = await startPrivateRedis(["--maxmemory-policy", "allkeys-lru"]);
+    const isolated = await startTestApi({ config: { redisUrl: redis.url, readinessTimeoutMs: 1000 } });
+    try {
+      const response = await requestJson(`${isolated.url}/readyz`);
+      expect(response.status).toBe(503);
+      expect(response.body.error.message).toMatch(/allkeys-lru/);
+      expect(response.body.error.message).toMatch(/noeviction/);
+      expect(response.body.error.details.failed).toEqual(["redis_eviction_policy"]);
+      expect(response.body.checks.redis.status).toBe("ok");
+      expect(response.body.checks.redis_eviction_policy).toMatchObject({ status: "failed", policy: "allkeys-lru" });
+      const logged = await waitFor("the start-up error", async () => isolated.logs.find((line) => line.includes('"level":50') && line.includes("allkeys-lru")));
+      expect(logged).toMatch(/noeviction/);
+    } finally {
+      await isolated.close();
+      await redis.stop();
+    }
+  });
+
+  it("GET /readyz stays ready but says it could not check when Redis refuses CONFIG", async () => {
+    const redis = await startPrivateRedis(["--rename-command", "CONFIG", ""]);
+    const isolated = await startTestApi({ config: { redisUrl: redis.url, readinessTimeoutMs: 1000 } });
+    try {
+      const response = await requestJson(`${isolated.url}/readyz`);
+      expect(response.status).toBe(200);
+      expect(response.body.checks.redis_eviction_policy.status).toBe("unknown");
+      expect(response.body.checks.redis_eviction_policy.error).toMatch(/could not check/);
+      await waitFor("the start-up warning", async () => isolated.logs.find((line) => line.includes('"level":40') && line.includes("could not check")));
+    } finally {
+      await isolated.close();
+      await redis.stop();
+    }
   });
 
   it("GET /readyz answers 503 naming redis when Redis stops", async () => {

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { checkEvictionPolicy, type EvictionPolicyCheck } from "@agentq/queue";
 import type { Dependency } from "./http/dependency-outage.ts";
 
 export interface DependencyCheck {
@@ -8,9 +9,16 @@ export interface DependencyCheck {
   error?: string;
 }
 
+/** Redis' `maxmemory-policy`: `failed` when it may evict, `unknown` when the server will not say. */
+export interface EvictionCheck {
+  status: "ok" | "failed" | "unknown";
+  policy?: string;
+  error?: string;
+}
+
 export interface Readiness {
   ready: boolean;
-  checks: { postgres: DependencyCheck; redis: DependencyCheck };
+  checks: { postgres: DependencyCheck; redis: DependencyCheck; redis_eviction_policy: EvictionCheck };
 }
 
 async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<DependencyCheck> {
@@ -33,13 +41,32 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
   }
 }
 
-/** SELECT 1 on Postgres and PING on Redis, in parallel, each bounded by `timeoutMs`. */
+/**
+ * SELECT 1 on Postgres, PING on Redis and Redis' eviction policy, in parallel, each bounded by
+ * `timeoutMs`. An evicting Redis is not ready (BullMQ needs noeviction); one that refuses to say
+ * (a managed Redis that forbids CONFIG) is reported as `unknown` and does not fail readiness.
+ */
 export async function checkReadiness(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<Readiness> {
+  let eviction: EvictionPolicyCheck | undefined;
   const [postgres, redis] = await Promise.all([
     timed(dependencies.timeoutMs, () => dependencies.prisma.$queryRaw`SELECT 1`),
-    timed(dependencies.timeoutMs, () => dependencies.redis.ping()),
+    timed(dependencies.timeoutMs, async () => {
+      await dependencies.redis.ping();
+      eviction = await checkEvictionPolicy(dependencies.redis);
+    }),
   ]);
-  return { ready: postgres.status === "ok" && redis.status === "ok", checks: { postgres, redis } };
+  const evictionCheck: EvictionCheck =
+    eviction === undefined
+      ? { status: "unknown", error: "Redis did not answer" }
+      : eviction.status === "ok"
+        ? { status: "ok", policy: eviction.policy }
+        : eviction.status === "evicting"
+          ? { status: "failed", policy: eviction.policy, error: eviction.message }
+          : { status: "unknown", error: eviction.message };
+  return {
+    ready: postgres.status === "ok" && redis.status === "ok" && evictionCheck.status !== "failed",
+    checks: { postgres, redis, redis_eviction_policy: evictionCheck },
+  };
 }
 
 /** How long a failed request waits for the probe that names the dependency that is down. */

@@ -2,6 +2,7 @@ import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { DestinationStream } from "pino";
 import { createLogger } from "@agentq/core/logging/create-logger";
+import { logEvictionPolicy } from "@agentq/queue";
 import { createPrismaClient } from "@agentq/core/store/create-prisma-client";
 import { bootstrapAdmin } from "@agentq/core/users/bootstrap-admin";
 import type { ApiDependencies } from "./api-dependencies.ts";
@@ -118,6 +119,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
 
   const port = (server.address() as AddressInfo).port;
   logger.info({ host: config.host, port }, `api listening on ${config.host}:${port}`);
+  void logEvictionPolicy(redis, logger);
 
   let closing: Promise<void> | undefined;
   const close = () => {

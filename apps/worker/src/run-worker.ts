@@ -21,6 +21,7 @@ import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import {
   controlChannel,
   createRedis,
+  logEvictionPolicy,
   createRedisRunEventPublisher,
   parseJob,
   RUN_QUEUE_NAME,
@@ -207,6 +208,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const reconciler = setInterval(sweep, config.reconcileIntervalMs);
 
   logger.info({ worker_id: workerId, concurrency: config.concurrency, queue_prefix: config.queuePrefix }, "worker started");
+  void logEvictionPolicy(commands, logger);
 
   return {
     workerId,

@@ -3,3 +3,4 @@ export * from "./redis-keys.ts";
 export * from "./create-redis.ts";
 export * from "./run-queue.ts";
 export * from "./redis-run-event-publisher.ts";
+export * from "./check-eviction-policy.ts";

@@ -24,10 +24,15 @@ export function operationsRouter(dependencies: ApiDependencies): Router {
     const failed = Object.entries(readiness.checks)
       .filter(([, check]) => check.status === "failed")
       .map(([name]) => name);
+    const unreachable = failed.filter((name) => name !== "redis_eviction_policy");
+    const reasons = [
+      ...(unreachable.length > 0 ? [`${unreachable.join(" and ")} unreachable`] : []),
+      ...(readiness.checks.redis_eviction_policy.status === "failed" ? [readiness.checks.redis_eviction_policy.error] : []),
+    ];
     response.status(503).json({
       error: {
         code: "service_unavailable",
-        message: `not ready: ${failed.join(" and ")} unreachable`,
+        message: `not ready: ${reasons.join("; ")}`,
         details: { failed, checks: readiness.checks },
       },
       status: "not_ready",
