@@ -22,7 +22,8 @@ afterEach(async () => {
 
 describe("createWorkspaceDirectories", () => {
   it("creates every missing level", async () => {
-    await createWorkspaceDirectories(root, path.join(root, "a", "b", "c"), "a/b/c/x.txt");
+    const created = await createWorkspaceDirectories(root, path.join(root, "a", "b", "c"), "a/b/c/x.txt");
+    await created.close();
     expect((await stat(path.join(root, "a", "b", "c"))).isDirectory()).toBe(true);
   });
 

@@ -142,11 +142,10 @@ describe("resolveWorkspacePath accepts paths inside", () => {
     expect((await resolveWorkspacePath(root, path.join(root, "dir", "a.txt"))).relativePath).toBe("dir/a.txt");
   });
 
-  it("a root given through a symbolic link is resolved to its real path, and absolute paths may use either", async () => {
+  it("a root given through a symbolic link is refused: a stored root that is no longer real was swapped for a link", async () => {
     const alias = path.join(base, "ws-alias");
-    const resolved = await resolveWorkspacePath(alias, path.join(alias, "inside.txt"));
-    expect(resolved).toEqual({ absolutePath: path.join(root, "inside.txt"), relativePath: "inside.txt", rootPath: root });
-    expect((await resolveWorkspacePath(alias, path.join(root, "inside.txt"))).relativePath).toBe("inside.txt");
+    await expect(resolveWorkspacePath(alias, "inside.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(resolveWorkspacePath(alias, path.join(root, "inside.txt"))).rejects.toMatchObject({ code: "path_outside_workspace" });
   });
 
   it("a missing root is reported as such", async () => {

@@ -33,8 +33,8 @@ const MAX_SYMLINK_HOPS = 40;
 const MAX_DECODE_ROUNDS = 3;
 
 /**
- * Resolves a path given by a user or a model against a workspace root and refuses anything that
- * would reach outside it. Containment is decided on real paths, after following every symbolic
+ * Resolves a path given by a user or a model against a workspace root (a real path: a root that
+ * resolves elsewhere now is refused) and refuses anything that would reach outside it. Containment is decided on real paths, after following every symbolic
  * link that exists (also dangling ones), so no link inside the workspace can lead out.
  *
  * Decisions, in the order they are applied:
@@ -44,7 +44,7 @@ const MAX_DECODE_ROUNDS = 3;
  * - A model may send percent-encoded paths. The path is used literally (`%41.txt` is a file of
  *   that name), but if any decoding of it (up to three rounds) escapes the workspace, is absolute
  *   outside it or holds a NUL byte, it is refused: an encoded escape is treated as an escape.
- * - An absolute path is accepted only when it lies inside the root (as given, or its real path);
+ * - An absolute path is accepted only when it lies inside the root;
  *   it then means the same file as its relative form. Any other absolute path, drive-letter or UNC
  *   form is refused.
  * - `.` and `..` segments are folded lexically before links are followed; a `..` above the root is
@@ -62,7 +62,11 @@ export async function resolveWorkspacePath(
     throw new InvalidPathError(requestedPath.slice(0, 80) + "...", `longer than ${MAX_PATH_LENGTH} characters`);
   }
   const rootReal = await realRoot(rootPath);
-  const rootAliases = [...new Set([path.resolve(rootPath), rootReal])];
+  // Workspace roots are stored as real paths (inside WORKSPACES_ROOT or a FILE_ROOTS directory, checked
+  // when registered). A root that is no longer its own real path was replaced by a link, or a directory
+  // above it was: following it could lead anywhere, so nothing is resolved against it.
+  if (rootReal !== path.resolve(rootPath)) throw new PathOutsideWorkspaceError(requestedPath);
+  const rootAliases = [rootReal];
 
   for (const decoded of percentDecodings(requestedPath)) {
     // Throws on an escape; the decoded segments themselves are never used.

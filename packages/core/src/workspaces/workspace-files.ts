@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, lstat, open, realpath, rename, unlink } from "node:fs/promises";
+import { link, open, rename, unlink } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
 import { createWorkspaceDirectories } from "./create-workspace-directories.ts";
+import { openFileBeneath, pathBeneath } from "./open-beneath.ts";
 import { errnoCode, resolveWorkspacePath } from "./resolve-workspace-path.ts";
 import {
   BinaryFileError,
@@ -70,7 +71,7 @@ export async function readWorkspaceFile(
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new InvalidPathError(requestedPath, "a file path is needed, not the workspace root");
-  const bytes = await readRegularFile(resolved.absolutePath, resolved.relativePath, maxBytes);
+  const bytes = await readRegularFile(resolved.rootPath, resolved.relativePath, maxBytes, requestedPath);
   if (bytes === undefined) throw new FileNotFoundError(resolved.relativePath);
   return { path: resolved.relativePath, content: decodeText(bytes, resolved.relativePath), revision: fileRevision(bytes) };
 }
@@ -83,7 +84,8 @@ const REVISION_READ_BYTES = 256 * 1024;
  */
 export async function workspaceFileRevision(rootPath: string, requestedPath: string): Promise<string | null> {
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
-  const handle = await openNoFollow(resolved.absolutePath, resolved.relativePath);
+  if (resolved.relativePath === "") throw new NotAFileError(resolved.relativePath);
+  const handle = await openForReading(resolved.rootPath, resolved.relativePath, requestedPath);
   if (handle === undefined) return null;
   try {
     if (!(await handle.stat()).isFile()) throw new NotAFileError(resolved.relativePath);
@@ -122,33 +124,34 @@ export async function writeWorkspaceFile(
   // Text in, text out: a NUL byte would make the file unreadable through readWorkspaceFile.
   if (bytes.includes(0)) throw new BinaryFileError(relativePath);
 
-  const directory = path.dirname(resolved.absolutePath);
-  await createWorkspaceDirectories(resolved.rootPath, directory, requestedPath);
-
-  const existing = await readRegularFile(resolved.absolutePath, relativePath, Number.POSITIVE_INFINITY);
-  const currentRevision = existing === undefined ? null : fileRevision(existing);
-  if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
-    throw new RevisionMismatchError(relativePath, options.expectedRevision, currentRevision);
-  }
-  const existingMode = existing === undefined ? undefined : (await lstat(resolved.absolutePath)).mode & 0o7777;
-
-  const temporaryPath = path.join(directory, `.agentq-${randomBytes(8).toString("hex")}.tmp`);
-  // O_EXCL + O_NOFOLLOW: never write through a link that appeared in the meantime.
-  const handle = await open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  // Every step below goes through the directory's descriptor (open-beneath.ts): a directory of the
+  // path swapped for a link at any moment cannot move the write, or the read of the old file, elsewhere.
+  const directory = await createWorkspaceDirectories(resolved.rootPath, path.dirname(resolved.absolutePath), requestedPath);
+  const name = path.basename(resolved.absolutePath);
+  const temporaryPath = pathBeneath(directory, `.agentq-${randomBytes(8).toString("hex")}.tmp`);
   let created: boolean;
   try {
-    try {
-      if (existingMode !== undefined) await handle.chmod(existingMode);
-      await handle.writeFile(bytes);
-      await handle.datasync();
-    } finally {
-      await handle.close();
+    const existing = await readExisting(pathBeneath(directory, name), relativePath, requestedPath);
+    const currentRevision = existing === undefined ? null : fileRevision(existing.bytes);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
+      throw new RevisionMismatchError(relativePath, options.expectedRevision, currentRevision);
     }
-    // A parent directory swapped for a link after the checks would have moved the write elsewhere.
-    if ((await realpath(directory)) !== directory) throw new PathOutsideWorkspaceError(requestedPath);
-    created = await moveIntoPlace(temporaryPath, resolved.absolutePath, existing === undefined, options, relativePath);
+    // O_EXCL + O_NOFOLLOW: never write through a link that appeared in the meantime.
+    const handle = await open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    try {
+      try {
+        if (existing !== undefined) await handle.chmod(existing.mode);
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      created = await moveIntoPlace(temporaryPath, pathBeneath(directory, name), existing === undefined, options, relativePath);
+    } finally {
+      await unlink(temporaryPath).catch(() => undefined);
+    }
   } finally {
-    await unlink(temporaryPath).catch(() => undefined);
+    await directory.close();
   }
   return { path: relativePath, revision: fileRevision(bytes), created };
 }
@@ -191,9 +194,9 @@ async function moveIntoPlace(
   return created;
 }
 
-/** The bytes of a regular file, or undefined if nothing exists there. */
-async function readRegularFile(absolutePath: string, relativePath: string, maxBytes: number): Promise<Buffer | undefined> {
-  const handle = await openNoFollow(absolutePath, relativePath);
+/** The bytes of a regular file beneath the root, or undefined if nothing exists there. */
+async function readRegularFile(rootPath: string, relativePath: string, maxBytes: number, requestedPath: string): Promise<Buffer | undefined> {
+  const handle = await openForReading(rootPath, relativePath, requestedPath);
   if (handle === undefined) return undefined;
   try {
     const stats = await handle.stat();
@@ -205,18 +208,37 @@ async function readRegularFile(absolutePath: string, relativePath: string, maxBy
   }
 }
 
-/**
- * Opens for reading without following a final link (the path was resolved to a real path, so a
- * link there now means it changed under us) and without blocking on a FIFO.
- */
-async function openNoFollow(absolutePath: string, relativePath: string): Promise<FileHandle | undefined> {
+/** The file a write replaces (its bytes and permission bits), opened through its directory's descriptor. */
+async function readExisting(pathThroughDirectory: string, relativePath: string, requestedPath: string): Promise<{ bytes: Buffer; mode: number } | undefined> {
+  let handle: FileHandle;
   try {
-    return await open(absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(pathThroughDirectory, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP") throw new PathOutsideWorkspaceError(requestedPath);
+    throw error;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new NotAFileError(relativePath);
+    return { bytes: await handle.readFile(), mode: stats.mode & 0o7777 };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Opens a file for reading beneath the root, component by component with no link followed
+ * (open-beneath.ts), and without blocking on a FIFO; undefined when nothing exists there.
+ */
+async function openForReading(rootPath: string, relativePath: string, requestedPath: string): Promise<FileHandle | undefined> {
+  try {
+    return await openFileBeneath(rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, requestedPath);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ENOENT") return undefined;
     if (code === "ENOTDIR") throw new FileNotFoundError(relativePath);
-    if (code === "ELOOP") throw new InvalidPathError(relativePath, "the path changed into a symbolic link while it was being opened");
     if (code === "EISDIR") throw new NotAFileError(relativePath);
     throw error;
   }

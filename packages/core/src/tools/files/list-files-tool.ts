@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { statBeneath } from "../../workspaces/open-beneath.ts";
 import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import type { ToolDefinition } from "../tool-definition.ts";
 import { missingWorkspace, toolFailure } from "./file-tool-support.ts";
@@ -44,7 +44,7 @@ export function createListFilesTool(options: ListFilesToolOptions = {}): ToolDef
       try {
         const resolved = await resolveWorkspacePath(workspace.rootPath, requested);
         directoryPath = resolved.relativePath;
-        const stats = await stat(resolved.absolutePath).catch(() => undefined);
+        const stats = await statBeneath(resolved.rootPath, resolved.relativePath, requested);
         if (stats === undefined) {
           return { ok: false, error: `${requested} does not exist. Call list_files without a path to see the workspace root.` };
         }

@@ -1,6 +1,6 @@
-import { open } from "node:fs/promises";
 import { constants } from "node:fs";
 import { z } from "zod";
+import { openFileBeneath, statBeneath } from "../../workspaces/open-beneath.ts";
 import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import type { ResolvedWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import type { ToolDefinition } from "../tool-definition.ts";
@@ -59,8 +59,8 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       let filesSkipped = 0;
       let stoppedBy: "matches" | "files" | undefined;
 
-      const searchFile = async (absolutePath: string, relativePath: string): Promise<void> => {
-        const content = await readSearchableText(absolutePath, maxFileBytes);
+      const searchFile = async (rootPath: string, relativePath: string): Promise<void> => {
+        const content = await readSearchableText(rootPath, relativePath, maxFileBytes);
         if (content === undefined) {
           filesSkipped++;
           return;
@@ -82,11 +82,10 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       let resolved: ResolvedWorkspacePath;
       try {
         resolved = await resolveWorkspacePath(workspace.rootPath, args.path ?? "");
-        const target = await open(resolved.absolutePath, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined);
+        const target = await statBeneath(resolved.rootPath, resolved.relativePath, args.path ?? "");
         if (target === undefined) return { ok: false, error: `${args.path} does not exist. Call list_files to see which paths exist.` };
-        const isDirectory = (await target.stat().finally(() => target.close())).isDirectory();
-        if (!isDirectory) {
-          await searchFile(resolved.absolutePath, resolved.relativePath);
+        if (!target.isDirectory()) {
+          await searchFile(resolved.rootPath, resolved.relativePath);
         } else {
           for await (const entry of walkWorkspace(resolved.rootPath, resolved.absolutePath, { signal: context.signal })) {
             if (entry.kind !== "file") continue;
@@ -94,7 +93,7 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
               stoppedBy = "files";
               break;
             }
-            await searchFile(entry.absolutePath, entry.relativePath);
+            await searchFile(resolved.rootPath, entry.relativePath);
             if (stoppedBy !== undefined) break;
           }
         }
@@ -124,10 +123,12 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
 }
 
 /** The file as text, or undefined when it is too large, binary (a NUL early on, invalid UTF-8) or unreadable. */
-async function readSearchableText(absolutePath: string, maxFileBytes: number): Promise<string | undefined> {
+async function readSearchableText(rootPath: string, relativePath: string, maxFileBytes: number): Promise<string | undefined> {
   let handle;
   try {
-    handle = await open(absolutePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    // Beneath the root with no link followed (open-beneath.ts): a directory swapped for a link
+    // during the walk is not searched through.
+    handle = await openFileBeneath(rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, relativePath);
   } catch {
     return undefined;
   }

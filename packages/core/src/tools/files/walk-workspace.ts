@@ -1,11 +1,15 @@
-import { opendir } from "node:fs/promises";
+import type { Dir } from "node:fs";
+import { opendir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { PathOutsideWorkspaceError } from "../../errors/agentq-error.ts";
+import { openDirectoryBeneath, pathBeneath } from "../../workspaces/open-beneath.ts";
 
 export type WorkspaceEntryKind = "file" | "directory" | "symlink" | "other";
 
 export interface WorkspaceEntry {
   /** Workspace-relative, `/`-separated. */
   relativePath: string;
+  /** For display only: open the entry by `relativePath` beneath the root (open-beneath.ts), never by this path. */
   absolutePath: string;
   kind: WorkspaceEntryKind;
   /** A directory that is listed but not descended into (`.git`, `node_modules`). */
@@ -34,39 +38,58 @@ export async function* walkWorkspace(
 ): AsyncGenerator<WorkspaceEntry> {
   const skipNames = options.skipDirectoryNames ?? DEFAULT_SKIPPED_DIRECTORIES;
   const maxEntriesPerDirectory = options.maxEntriesPerDirectory ?? 10_000;
-  const pending = [startAbsolutePath];
+  const pending = [toRelative(rootPath, startAbsolutePath)];
+  let first = true;
   while (pending.length > 0) {
     options.signal?.throwIfAborted();
     const directory = pending.shift()!;
     const children: WorkspaceEntry[] = [];
-    let handle;
+    // Opened beneath the root, component by component with no link followed (open-beneath.ts): a
+    // directory swapped for a link after it was listed is never read through.
+    let handle: FileHandle;
+    let listing: Dir;
     try {
-      handle = await opendir(directory);
-    } catch {
-      // Vanished or unreadable since it was listed: skip it rather than fail the whole walk.
+      handle = await openDirectoryBeneath(rootPath, directory, directory);
+    } catch (error) {
+      // The start was resolved a moment ago: a link there now is an escape attempt, said as such.
+      if (first && error instanceof PathOutsideWorkspaceError) throw error;
+      // Vanished, replaced or unreadable since it was listed: skip it rather than fail the whole walk.
+      first = false;
       continue;
     }
-    for await (const dirent of handle) {
-      const absolutePath = path.join(directory, dirent.name);
-      const kind: WorkspaceEntryKind = dirent.isSymbolicLink()
-        ? "symlink"
-        : dirent.isDirectory()
-          ? "directory"
-          : dirent.isFile()
-            ? "file"
-            : "other";
-      children.push({
-        relativePath: path.relative(rootPath, absolutePath).split(path.sep).join("/"),
-        absolutePath,
-        kind,
-        skipped: kind === "directory" && skipNames.has(dirent.name),
-      });
-      if (children.length >= maxEntriesPerDirectory) break;
+    first = false;
+    try {
+      listing = await opendir(pathBeneath(handle));
+      for await (const dirent of listing) {
+        const relativePath = directory === "" ? dirent.name : `${directory}/${dirent.name}`;
+        const kind: WorkspaceEntryKind = dirent.isSymbolicLink()
+          ? "symlink"
+          : dirent.isDirectory()
+            ? "directory"
+            : dirent.isFile()
+              ? "file"
+              : "other";
+        children.push({
+          relativePath,
+          absolutePath: path.join(rootPath, ...relativePath.split("/")),
+          kind,
+          skipped: kind === "directory" && skipNames.has(dirent.name),
+        });
+        if (children.length >= maxEntriesPerDirectory) break;
+      }
+    } catch {
+      continue;
+    } finally {
+      await handle.close();
     }
     children.sort((left, right) => (left.relativePath < right.relativePath ? -1 : left.relativePath > right.relativePath ? 1 : 0));
     for (const child of children) {
       yield child;
-      if (child.kind === "directory" && !child.skipped) pending.push(child.absolutePath);
+      if (child.kind === "directory" && !child.skipped) pending.push(child.relativePath);
     }
   }
+}
+
+function toRelative(rootPath: string, absolutePath: string): string {
+  return path.relative(rootPath, absolutePath).split(path.sep).join("/");
 }
