@@ -38,6 +38,8 @@ export function grantCovers(grant: GrantRef, toolName: string, effects: readonly
  */
 export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
   if (!input.tool) return { kind: "refuse", reason: `there is no tool named "${input.toolName}"` };
+  const offer = decideToolOffer(input.tool, input.offer);
+  if (!offer.offered) return { kind: "refuse", reason: `the tool "${input.toolName}" is not available: ${offer.reason}` };
   if (input.sentTools && !input.sentTools.includes(input.toolName)) {
     return {
       kind: "refuse",
@@ -47,8 +49,6 @@ export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
           : `not executed: the tool "${input.toolName}" was not offered in this round`,
     };
   }
-  const offer = decideToolOffer(input.tool, input.offer);
-  if (!offer.offered) return { kind: "refuse", reason: `the tool "${input.toolName}" is not available: ${offer.reason}` };
   if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };
   const effects = effectLabels(input.tool);
   if (input.grants.some((grant) => grantCovers(grant, input.toolName, effects))) return { kind: "execute" };
