@@ -7,6 +7,7 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
 
 const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "edit_file"];
+const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
 
 interface Switches {
@@ -22,7 +23,7 @@ function expectedToolNames(switches: Switches): string[] {
   if (switches.mode === "guide") return [];
   return [
     ...(switches.workspace ? FILE_TOOLS : []),
-    ...(switches.workspace && switches.allowBash ? ["run_command"] : []),
+    ...(switches.workspace && switches.allowBash ? PROCESS_TOOLS : []),
     ...(switches.allowWebSearch && switches.useWeb ? WEB_TOOLS : []),
   ].sort();
 }

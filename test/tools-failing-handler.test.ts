@@ -23,7 +23,7 @@ describe("a tool handler that fails", () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack({ workers: 0 });
-    await stack.startWorker({}, [
+    await stack.startWorker({}, { extraTools: [
       // Throws before returning a promise, and rejects: the two ways a handler can fail.
       failingTool("throw_at_once", () => {
         throw new Error("disk on fire");
@@ -32,7 +32,7 @@ describe("a tool handler that fails", () => {
         await new Promise((resolve) => setTimeout(resolve, 5));
         throw new TypeError("cannot read properties of undefined");
       }),
-    ]);
+    ] });
   });
   afterAll(async () => {
     await stack?.close();

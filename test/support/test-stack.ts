@@ -8,6 +8,7 @@ import WebSocket from "ws";
 import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
 import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
 import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
+import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
 import { startRunWorker, type RunWorker } from "../../apps/worker/src/run-worker.ts";
 import type { ApiConfig } from "../../apps/api/src/config.ts";
@@ -42,6 +43,8 @@ export class TestStack {
   readonly workers: RunWorker[] = [];
   readonly processes: ChildProcess[] = [];
   readonly workerConfig: WorkerConfig;
+  /** The sandbox in-process workers use unless a test gives another (null: process tools refused). */
+  sandbox: ProcessSandbox | null = null;
 
   constructor(api: TestApi, provider: FakeProviderServer, workerConfig: WorkerConfig) {
     this.api = api;
@@ -142,9 +145,13 @@ export class TestStack {
     throw new Error(`run ${runId}: no matching event in ${timeoutMs} ms; events: ${JSON.stringify((await this.events(runId, 0, token)).map((event) => event.type))}`);
   }
 
-  async startWorker(overrides: Partial<WorkerConfig> = {}, extraTools: readonly ToolDefinition[] = []): Promise<RunWorker> {
+  async startWorker(
+    overrides: Partial<WorkerConfig> = {},
+    options: { extraTools?: readonly ToolDefinition[]; sandbox?: ProcessSandbox | null } = {},
+  ): Promise<RunWorker> {
     const worker = await startRunWorker({
-      extraTools,
+      extraTools: options.extraTools ?? [],
+      sandbox: options.sandbox === undefined ? this.sandbox : options.sandbox,
       config: { ...this.workerConfig, ...overrides },
       logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
       processEnvironment: process.env,

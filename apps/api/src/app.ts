@@ -10,6 +10,7 @@ import { requestLogger } from "./http/request-logger.ts";
 import { operationsRouter } from "./routes/operations.ts";
 import { approvalsRouter } from "./routes/approvals.ts";
 import { chatsRouter } from "./routes/chats.ts";
+import { jobsRouter } from "./routes/jobs.ts";
 import { runsRouter } from "./routes/runs.ts";
 import { settingsRouter } from "./routes/settings.ts";
 import { toolsRouter } from "./routes/tools.ts";
@@ -28,6 +29,7 @@ export const API_ROUTERS: readonly RouterFactory[] = [
   chatsRouter,
   runsRouter,
   approvalsRouter,
+  jobsRouter,
   toolsRouter,
   settingsRouter,
 ];

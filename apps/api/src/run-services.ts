@@ -27,6 +27,8 @@ export interface RunServices {
   publish(runId: string, events: RunEventRecord[]): void;
   /** Asks whichever worker runs it to stop now. */
   requestCancel(runId: string): void;
+  /** Asks the worker that owns a background job to stop it (the flag in Postgres is the fallback). */
+  requestJobStop(jobId: string): void;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,9 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
     },
     requestCancel(runId) {
       publishControl(queueConnection, config.queuePrefix, { type: "cancel", run_id: runId }).catch(() => undefined);
+    },
+    requestJobStop(jobId) {
+      publishControl(queueConnection, config.queuePrefix, { type: "job.stop", job_id: jobId }).catch(() => undefined);
     },
     async close() {
       await hub.close();

@@ -18,6 +18,8 @@ import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
 import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
+import { markLostJobs } from "@agentq/core/jobs/job-store";
+import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import {
   controlChannel,
   createRedis,
@@ -30,6 +32,7 @@ import {
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
+import { JobSupervisor } from "./job-supervisor.ts";
 import { reconcileRuns } from "./reconcile-runs.ts";
 
 export interface StartRunWorkerOptions {
@@ -39,6 +42,11 @@ export interface StartRunWorkerOptions {
   processEnvironment: Readonly<Record<string, string | undefined>>;
   /** Replaces the provider clients (tests use the in-process scripted model). */
   models?: ModelResolver;
+  /**
+   * The sandbox commands and jobs run in; null: it could not start, so process tools are refused.
+   * Default null.
+   */
+  sandbox?: ProcessSandbox | null;
   /** Tools registered next to agentq's own (tests add tools that fail on purpose). Default none. */
   extraTools?: readonly ToolDefinition[];
 }
@@ -80,12 +88,22 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     clock: systemClock,
     onPublishError: (error) => logger.warn({ err: error }, "publishing run events failed; subscribers will replay from Postgres"),
   });
-  const tools = createToolRegistry(
-    [
-      ...createAgentqTools({ toolEnvironment: buildToolEnvironment(options.processEnvironment, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
-      ...(options.extraTools ?? []),
-    ],
-  );
+  const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
+  const jobs = new JobSupervisor({
+    prisma,
+    redis: commands,
+    queuePrefix: config.queuePrefix,
+    workerId,
+    workspacesRoot: config.workspacesRoot,
+    sandbox: options.sandbox ?? null,
+    environment: toolEnvironment,
+    leaseMs: config.leaseMs,
+    logger,
+  });
+  const tools = createToolRegistry([
+    ...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, jobs }),
+    ...(options.extraTools ?? []),
+  ]);
   const dependencies: RunLoopDependencies = {
     prisma,
     journal,
@@ -196,14 +214,19 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       return;
     }
     if (message.type === "cancel") active.get(message.run_id)?.controller.abort(new RunAbort("cancel"));
+    else if (message.type === "job.stop") jobs.handleStopRequest(message.job_id);
   });
 
   const sweep = () =>
-    reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) })
-      .then(({ scheduled, samples }) => {
+    Promise.all([
+      reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) }).then(({ scheduled, samples }) => {
         if (scheduled.length > 0) logger.info({ runs: scheduled.length, samples }, "reconciler re-enqueued runs without a live job");
-      })
-      .catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
+      }),
+      // Jobs whose worker stopped renewing them died with it (the sandbox dies with its parent).
+      markLostJobs(prisma).then((lost) => {
+        if (lost.length > 0) logger.warn({ jobs: lost }, "reconciler marked jobs lost: their worker stopped renewing them");
+      }),
+    ]).catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
   void sweep();
   const reconciler = setInterval(sweep, config.reconcileIntervalMs);
 
@@ -222,6 +245,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       }, config.shutdownGraceMs);
       try {
         await worker.close();
+        await jobs.close();
       } finally {
         clearTimeout(deadline);
         await subscriber.quit().catch(() => undefined);

@@ -13,7 +13,8 @@ export function createRedisRunEventPublisher(redis: Redis, prefix: string): RunE
   };
 }
 
-export type ControlMessage = { type: "cancel"; run_id: string };
+/** Messages every worker receives: a run to cancel, a job to stop (only its owner acts on it). */
+export type ControlMessage = { type: "cancel"; run_id: string } | { type: "job.stop"; job_id: string };
 
 export async function publishControl(redis: Redis, prefix: string, message: ControlMessage): Promise<void> {
   await redis.publish(controlChannel(prefix), JSON.stringify(message));

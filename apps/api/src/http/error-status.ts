@@ -25,6 +25,7 @@ const STATUS_BY_CODE = new Map<string, number>([
   ["run_finished", 409],
   ["run_state_conflict", 409],
   ["approval_already_decided", 409],
+  ["job_finished", 409],
   ["approval_stale", 409],
   ["approval_expired", 410],
   ["payload_too_large", 413],

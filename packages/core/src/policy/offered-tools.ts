@@ -31,7 +31,10 @@ export function decideToolOffer(tool: ToolDefinition, context: ToolOfferContext)
   const effects = tool.effects ?? [];
   if (effects.includes("admin") && context.role !== "admin") return { offered: false, reason: "this tool needs the admin role" };
   if (tool.requiresWorkspace && !context.hasWorkspace) return { offered: false, reason: "this chat has no workspace selected" };
-  if (effects.includes("process") && !context.allowBash) return { offered: false, reason: "command execution is not enabled for this run (allow_bash)" };
+  // The whole process family (commands and background jobs, also the ones that only read) comes with allow_bash.
+  if ((effects.includes("process") || tool.family === "process") && !context.allowBash) {
+    return { offered: false, reason: "command execution is not enabled for this run (allow_bash)" };
+  }
   if (tool.family === "web") {
     if (!context.allowWebSearch) return { offered: false, reason: "web access is disabled for this run (allow_web_search is false)" };
     if (!context.useWeb) return { offered: false, reason: "web tools are not enabled for this run (use_web)" };

@@ -22,6 +22,12 @@ export const NUMERIC_SETTINGS = {
   agent_repeated_call_limit: { default: 3, min: 2, max: 50 },
   /** How long a pending approval stays decidable. Default 24 h. */
   approval_ttl_seconds: { default: 86_400, min: 60, max: 30 * 86_400 },
+  /** Background jobs one user may have running at once; `start_job` beyond it is a tool error. */
+  job_max_running: { default: 4, min: 0, max: 1000 },
+  /** A job still running after this long is stopped (`timed_out`). Default 1 h. */
+  job_max_runtime_seconds: { default: 3600, min: 1, max: 7 * 86_400 },
+  /** Output kept per job: its first and last halves, the middle omitted. Default 10 MB. */
+  job_output_limit_bytes: { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
 } as const satisfies Record<string, NumericSetting>;
 
 /** Feature flags, one per tool family: an admin can switch a family off for everyone. */

@@ -1,4 +1,5 @@
 import { createFileTools } from "./files/create-file-tools.ts";
+import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
 import type { ToolDefinition } from "./tool-definition.ts";
 import { createFetchPageTool } from "./web/fetch-page-tool.ts";
@@ -10,6 +11,8 @@ export interface AgentqToolsOptions {
   toolEnvironment: Record<string, string>;
   /** SearXNG base URL; undefined: `web_search` answers that no search backend is configured. */
   searxngUrl: string | undefined;
+  /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
+  jobs?: JobControl | null;
 }
 
 /**
@@ -20,6 +23,7 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
   return [
     ...createFileTools(),
     createRunCommandTool({ environment: options.toolEnvironment }),
+    ...createJobTools(options.jobs ?? null),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
   ];
