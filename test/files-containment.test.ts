@@ -116,7 +116,7 @@ describe("a directory flipped between a real directory and a link to the outside
       workspace: { id: "ws_swap", rootPath: workspace },
       signal: new AbortController().signal,
       fileReads: createInMemoryFileReadLedger(),
-      settings: { webFetchAllow: [] },
+      settings: { webFetchAllow: [], processNetwork: false },
     };
     const call = (name: string, args: unknown) => tools.get(name)!.execute(args, context);
     const swapper = startSwapper(workspace, outside);

@@ -131,7 +131,7 @@ function context(webFetchAllow: string[], signal = new AbortController().signal)
     workspace: null,
     signal,
     fileReads: { lastReadRevision: async () => undefined, recordRead: async () => {} },
-    settings: { webFetchAllow },
+    settings: { webFetchAllow, processNetwork: false },
   };
 }
 

@@ -1,11 +1,14 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolEnvironment } from "../packages/core/src/tools/process/build-tool-environment.ts";
-import { processStatus } from "../packages/core/src/tools/process/process-group-alive.ts";
 import { createRunCommandTool } from "../packages/core/src/tools/process/run-command-tool.ts";
+import type { ProcessSandbox } from "../packages/core/src/tools/process/sandbox/process-sandbox.ts";
 import type { ToolContext, ToolResult } from "../packages/core/src/tools/tool-definition.ts";
+import { testSandbox } from "./support/sandbox.ts";
 
 const SECRETS = {
   DATABASE_URL: "postgres://postgres@127.0.0.1:5432/secret_db",
@@ -18,8 +21,10 @@ const ALLOWED = ["PATH", "HOME", "LANG", "TERM"];
 const SET_BY_BASH = ["PWD", "SHLVL", "_", "OLDPWD"];
 
 let workspaceRoot: string;
+let sandbox: ProcessSandbox;
 
 beforeAll(async () => {
+  sandbox = await testSandbox();
   Object.assign(process.env, SECRETS);
   workspaceRoot = await realpath(await mkdtemp(path.join(tmpdir(), "agentq-run-command-")));
   await writeFile(path.join(workspaceRoot, "marker.txt"), "in the workspace\n");
@@ -38,23 +43,36 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
     workspace: { id: "ws_test", rootPath: workspaceRoot },
     signal: new AbortController().signal,
     fileReads: { lastReadRevision: async () => undefined, recordRead: async () => {} },
-    settings: { webFetchAllow: [] },
+    settings: { webFetchAllow: [], processNetwork: false },
     ...overrides,
   };
 }
 
 function tool(options: Partial<Parameters<typeof createRunCommandTool>[0]> = {}) {
-  return createRunCommandTool({ environment: buildToolEnvironment(process.env, ALLOWED), killGraceMs: 500, ...options });
+  return createRunCommandTool({ environment: buildToolEnvironment(process.env, ALLOWED), sandbox, killGraceMs: 500, ...options });
 }
 
 function textOf(result: ToolResult): string {
   return result.ok ? result.output : result.error;
 }
 
-/** Gone, or a zombie nobody has reaped yet (it runs nothing and holds nothing). */
-function isRunning(pid: number): boolean {
-  const status = processStatus(pid);
-  return status !== undefined && status.state !== "Z";
+const execFileAsync = promisify(execFile);
+let markers = 0;
+
+/** A name to start a process under (`exec -a`), unique to this test run. */
+function marker(): string {
+  markers += 1;
+  return `agentq-rc-${process.pid}-${Date.now()}-${markers}`;
+}
+
+/** Processes on the host whose command line holds `name`: pids inside the sandbox mean nothing out here. */
+async function running(name: string): Promise<number> {
+  try {
+    const { stdout } = await execFileAsync("pgrep", ["-f", name]);
+    return stdout.split("\n").filter((line) => line.trim() !== "").length;
+  } catch {
+    return 0;
+  }
 }
 
 async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
@@ -65,13 +83,6 @@ async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, t
     if (Date.now() > deadline) throw new Error("condition not met before the deadline");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-async function readPid(file: string): Promise<number> {
-  return waitFor(async () => {
-    const text = await readFile(path.join(workspaceRoot, file), "utf8").catch(() => "");
-    return /^\d+\n$/.test(text) ? Number(text) : undefined;
-  }, 5_000);
 }
 
 describe("run_command", () => {
@@ -126,43 +137,34 @@ describe("run_command", () => {
   });
 
   it("on timeout kills the whole process group, including a backgrounded grandchild", async () => {
+    const name = marker();
     const startedAt = Date.now();
-    const result = await tool().execute(
-      { command: "sleep 100 & echo $! > timeout-grandchild.pid; echo started; wait", timeout_seconds: 1 },
-      context(),
-    );
+    const result = await tool().execute({ command: `(exec -a ${name} sleep 100) & echo started; wait`, timeout_seconds: 1 }, context());
     expect(result.ok).toBe(false);
     expect(textOf(result)).toContain("timed out after 1 s");
     expect(textOf(result)).toContain("started");
     expect(result.data?.termination).toBe("timed_out");
     expect(Date.now() - startedAt).toBeLessThan(10_000);
-    const grandchild = await readPid("timeout-grandchild.pid");
-    expect(isRunning(grandchild)).toBe(false);
+    expect(await running(name)).toBe(0);
   });
 
   it("escalates to SIGKILL when the group ignores SIGTERM", async () => {
-    const result = await tool().execute(
-      { command: "trap '' TERM; sleep 100 & echo $! > stubborn.pid; wait", timeout_seconds: 1 },
-      context(),
-    );
+    const name = marker();
+    const result = await tool().execute({ command: `trap '' TERM; (trap '' TERM; exec -a ${name} sleep 100) & wait`, timeout_seconds: 1 }, context());
     expect(result.data?.termination).toBe("timed_out");
-    const grandchild = await readPid("stubborn.pid");
-    expect(isRunning(grandchild)).toBe(false);
+    expect(await running(name)).toBe(0);
   });
 
   it("kills the process group when the run's signal is aborted", async () => {
+    const name = marker();
     const controller = new AbortController();
-    const pending = tool().execute(
-      { command: "sleep 100 & echo $! > abort-grandchild.pid; wait", timeout_seconds: 60 },
-      context({ signal: controller.signal }),
-    );
-    const grandchild = await readPid("abort-grandchild.pid");
-    expect(isRunning(grandchild)).toBe(true);
+    const pending = tool().execute({ command: `(exec -a ${name} sleep 100) & wait`, timeout_seconds: 60 }, context({ signal: controller.signal }));
+    await waitFor(async () => ((await running(name)) > 0 ? true : undefined), 5_000);
     controller.abort();
     const result = await pending;
     expect(result.ok).toBe(false);
     expect(textOf(result)).toContain("cancelled");
-    expect(isRunning(grandchild)).toBe(false);
+    expect(await running(name)).toBe(0);
   });
 
   it("does not start a command when the run is already cancelled", async () => {
@@ -173,13 +175,14 @@ describe("run_command", () => {
     await expect(readFile(path.join(workspaceRoot, "should-not-exist"))).rejects.toThrow();
   });
 
-  it("ends what the command left in the background when it exits", async () => {
+  it("ends what the command left in the background when it exits, even in a session of its own", async () => {
+    const name = marker();
     const startedAt = Date.now();
-    const result = await tool().execute({ command: "sleep 100 & echo $! > leftover.pid; echo done" }, context());
+    const result = await tool().execute({ command: `(exec -a ${name} sleep 100) & (setsid exec -a ${name}-session sleep 100) & echo done` }, context());
     expect(result.ok).toBe(true);
     expect(textOf(result)).toContain("done");
     expect(Date.now() - startedAt).toBeLessThan(5_000);
-    expect(isRunning(await readPid("leftover.pid"))).toBe(false);
+    expect(await running(name)).toBe(0);
   });
 
   it("caps the output, keeping its beginning and end and saying how much was cut", async () => {

@@ -58,7 +58,7 @@ function context(signal = new AbortController().signal): ToolContext {
     workspace: null,
     signal,
     fileReads: { lastReadRevision: async () => undefined, recordRead: async () => {} },
-    settings: { webFetchAllow: [] },
+    settings: { webFetchAllow: [], processNetwork: false },
   };
 }
 

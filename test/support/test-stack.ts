@@ -43,8 +43,8 @@ export class TestStack {
   readonly workers: RunWorker[] = [];
   readonly processes: ChildProcess[] = [];
   readonly workerConfig: WorkerConfig;
-  /** The sandbox in-process workers use unless a test gives another (null: process tools refused). */
-  sandbox: ProcessSandbox | null = null;
+  /** The sandbox in-process workers use unless a test gives another (null: none; undefined: the worker probes bubblewrap). */
+  sandbox: ProcessSandbox | null | undefined = undefined;
 
   constructor(api: TestApi, provider: FakeProviderServer, workerConfig: WorkerConfig) {
     this.api = api;
@@ -149,9 +149,10 @@ export class TestStack {
     overrides: Partial<WorkerConfig> = {},
     options: { extraTools?: readonly ToolDefinition[]; sandbox?: ProcessSandbox | null } = {},
   ): Promise<RunWorker> {
+    const sandbox = options.sandbox === undefined ? this.sandbox : options.sandbox;
     const worker = await startRunWorker({
       extraTools: options.extraTools ?? [],
-      sandbox: options.sandbox === undefined ? this.sandbox : options.sandbox,
+      ...(sandbox === undefined ? {} : { sandbox }),
       config: { ...this.workerConfig, ...overrides },
       logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
       processEnvironment: process.env,

@@ -6,6 +6,8 @@ import type { RunGeneration } from "@agentq/core/runs/run-loop-dependencies";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
+import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
+import type { SandboxAvailability } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
 import { createToolRegistry, type ToolRegistry } from "@agentq/core/tools/tool-registry";
 import { createRedis, createRedisRunEventPublisher, publishControl, RunQueue } from "@agentq/queue";
@@ -19,6 +21,8 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 /** What the run, approval and realtime routes need besides Prisma. */
 export interface RunServices {
   tools: ToolRegistry;
+  /** The process sandbox as probed on this host at start (GET /readyz says why when unavailable). */
+  sandbox: SandboxAvailability;
   approvalSecret: string;
   hub: RunSubscriptionHub;
   /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
@@ -42,13 +46,22 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
   runQueue.queue.on("error", () => undefined);
   const publisher: RunEventPublisher = createRedisRunEventPublisher(queueConnection, config.queuePrefix);
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
+  // The API lists tools (GET /api/tools) as a worker on this host would offer them: without a sandbox, no process tools.
+  const sandbox = await probeProcessSandbox({ mode: config.processSandbox, searchPath: process.env.PATH ?? "/usr/bin:/bin" });
+  if (!sandbox.available) logger.error({ reason: sandbox.reason }, `process sandbox unavailable, so process tools are not listed: ${sandbox.reason}`);
+  else if (sandbox.sandbox.mode === "off") logger.warn("PROCESS_SANDBOX=off: commands and jobs run unconfined (single-user development only)");
   const tools = createToolRegistry(
-    createAgentqTools({ toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow), searxngUrl: config.searxngUrl }),
+    createAgentqTools({
+      toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow),
+      searxngUrl: config.searxngUrl,
+      sandbox: sandbox.available ? sandbox.sandbox : null,
+    }),
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);
 
   return {
     tools,
+    sandbox,
     approvalSecret,
     hub,
     async schedule(runId, generation) {

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import type { Redis } from "ioredis";
 import { generateId } from "@agentq/core/ids";
@@ -10,7 +9,7 @@ import type { LoopLogger } from "@agentq/core/runs/run-loop-dependencies";
 import { loadSettings } from "@agentq/core/settings/agent-settings";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { JobControl } from "@agentq/core/tools/process/job-tools";
-import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
+import type { ProcessSandbox, SandboxedProcess } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { publishControl } from "@agentq/queue";
 
 export interface JobSupervisorOptions {
@@ -33,7 +32,7 @@ export interface JobSupervisorOptions {
 }
 
 interface RunningJob {
-  child: ChildProcess;
+  child: SandboxedProcess["child"];
   output: JobOutputWriter;
   /** Why the worker is ending it, when it is (otherwise it exited on its own). */
   ending?: "stopped" | "timed_out" | "lost";
@@ -83,15 +82,17 @@ export class JobSupervisor implements JobControl {
       };
     }
     const output = await JobOutputWriter.create(outputPath, settings.job_output_limit_bytes);
-    const invocation = sandbox.invocation({
-      command: input.command,
-      workspacePath: input.workspace.rootPath,
-      environment: this.#options.environment,
-      network: (settings as { process_network?: boolean }).process_network === true,
-    });
-    const child = spawn(invocation.file, invocation.args, { cwd: invocation.cwd, env: invocation.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    child.stdout?.on("data", (chunk: Buffer) => output.append(chunk));
-    child.stderr?.on("data", (chunk: Buffer) => output.append(chunk));
+    let started: SandboxedProcess;
+    try {
+      started = await sandbox.spawn({ command: input.command, workspacePath: input.workspace.rootPath, environment: this.#options.environment, network: settings.process_network });
+    } catch (error) {
+      await output.close();
+      await finishJob(prisma, id, { status: JobStatus.exited, exitCode: null });
+      return { ok: false as const, error: `the job could not be started: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    const child = started.child;
+    child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
+    child.stderr.on("data", (chunk: Buffer) => output.append(chunk));
     const streamsClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
       child.once("error", (error) => resolve({ code: null, signal: null, error }));
@@ -110,6 +111,7 @@ export class JobSupervisor implements JobControl {
     job.runtimeTimer.unref();
     job.ended = exited.then(async (result) => {
       clearTimeout(job.runtimeTimer);
+      await started.release();
       if (result.error) output.append(Buffer.from(`[the job could not be started: ${result.error.message}]\n`));
       await output.close().catch((error: unknown) => this.#options.logger.warn({ job_id: id, err: error }, "could not write a job's last output"));
       this.#running.delete(id);

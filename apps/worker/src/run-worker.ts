@@ -20,6 +20,7 @@ import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import { markLostJobs } from "@agentq/core/jobs/job-store";
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
+import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
 import {
   controlChannel,
   createRedis,
@@ -43,8 +44,8 @@ export interface StartRunWorkerOptions {
   /** Replaces the provider clients (tests use the in-process scripted model). */
   models?: ModelResolver;
   /**
-   * The sandbox commands and jobs run in; null: it could not start, so process tools are refused.
-   * Default null.
+   * The sandbox commands and jobs run in; null: none (process tools are not offered). Default: the
+   * one PROCESS_SANDBOX names, probed at start (bubblewrap unless `off`).
    */
   sandbox?: ProcessSandbox | null;
   /** Tools registered next to agentq's own (tests add tools that fail on purpose). Default none. */
@@ -57,6 +58,8 @@ export interface RunWorker {
   close(): Promise<void>;
   /** Runs executing in this process now. */
   activeRunIds(): string[];
+  /** Takes no new runs (those in progress go on, and so do its jobs) until closed. */
+  pause(): Promise<void>;
 }
 
 interface ActiveRun {
@@ -89,19 +92,20 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     onPublishError: (error) => logger.warn({ err: error }, "publishing run events failed; subscribers will replay from Postgres"),
   });
   const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
+  const sandbox = await resolveSandbox(options, logger);
   const jobs = new JobSupervisor({
     prisma,
     redis: commands,
     queuePrefix: config.queuePrefix,
     workerId,
     workspacesRoot: config.workspacesRoot,
-    sandbox: options.sandbox ?? null,
+    sandbox,
     environment: toolEnvironment,
     leaseMs: config.leaseMs,
     logger,
   });
   const tools = createToolRegistry([
-    ...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, jobs }),
+    ...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }),
     ...(options.extraTools ?? []),
   ]);
   const dependencies: RunLoopDependencies = {
@@ -236,6 +240,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   return {
     workerId,
     activeRunIds: () => [...active.keys()],
+    pause: () => worker.pause(true),
     async close() {
       if (shuttingDown) return;
       shuttingDown = true;
@@ -259,4 +264,25 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       logger.info({ worker_id: workerId }, "worker stopped");
     },
   };
+}
+
+/** The sandbox given, or the one PROCESS_SANDBOX names, probed once; says at start what commands will run in. */
+async function resolveSandbox(options: StartRunWorkerOptions, logger: Logger): Promise<ProcessSandbox | null> {
+  let sandbox: ProcessSandbox | null;
+  if (options.sandbox !== undefined) {
+    sandbox = options.sandbox;
+  } else {
+    const availability = await probeProcessSandbox({ mode: options.config.processSandbox, searchPath: options.processEnvironment.PATH ?? "/usr/bin:/bin" });
+    if (!availability.available) {
+      logger.error({ reason: availability.reason }, `process sandbox unavailable, so run_command and background jobs are not offered: ${availability.reason}`);
+      return null;
+    }
+    sandbox = availability.sandbox;
+  }
+  if (sandbox?.mode === "off") {
+    logger.warn("PROCESS_SANDBOX=off: commands and jobs run unconfined, with everything this worker's user can read (single-user development only)");
+  } else if (sandbox) {
+    logger.info({ enforcement: sandbox.enforcement }, "process sandbox ready (bubblewrap)");
+  }
+  return sandbox;
 }

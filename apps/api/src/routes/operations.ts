@@ -17,8 +17,14 @@ export function operationsRouter(dependencies: ApiDependencies): Router {
       redis: dependencies.redis,
       timeoutMs: dependencies.config.readinessTimeoutMs,
     });
+    // The API itself needs no sandbox: an unavailable one does not fail readiness, it is explained.
+    const sandbox = dependencies.runs.sandbox;
+    const processSandbox = sandbox.available
+      ? { status: sandbox.sandbox.mode === "off" ? "off" : "ok", enforcement: sandbox.sandbox.enforcement }
+      : { status: "unavailable", error: sandbox.reason };
+    const details = sandbox.available ? {} : { details: { process_sandbox: `process tools are not offered: ${sandbox.reason}` } };
     if (readiness.ready) {
-      response.json({ status: "ready", checks: readiness.checks });
+      response.json({ status: "ready", checks: { ...readiness.checks, process_sandbox: processSandbox }, ...details });
       return;
     }
     const failed = Object.entries(readiness.checks)
@@ -36,7 +42,8 @@ export function operationsRouter(dependencies: ApiDependencies): Router {
         details: { failed, checks: readiness.checks },
       },
       status: "not_ready",
-      checks: readiness.checks,
+      checks: { ...readiness.checks, process_sandbox: processSandbox },
+      ...details,
     });
   });
 

@@ -63,6 +63,8 @@ export const commonEnvironmentShape = {
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   SEARXNG_URL: urlWithProtocols(["http", "https"]).optional(),
   TOOL_ENV_ALLOW: commaList("PATH,HOME,LANG,TERM"),
+  /** `bwrap` (default): every command in bubblewrap; `off`: unconfined, single-user development only. */
+  PROCESS_SANDBOX: z.enum(["bwrap", "off"]).default("bwrap"),
   /** Every Redis key and channel carries it; braces (`{agentq}`) keep BullMQ's keys in one cluster slot. */
   QUEUE_PREFIX: z
     .string()
@@ -88,6 +90,7 @@ export interface CommonConfig {
   logLevel: LogLevel;
   searxngUrl: string | undefined;
   toolEnvAllow: string[];
+  processSandbox: "bwrap" | "off";
   queuePrefix: string;
 }
 
@@ -106,6 +109,7 @@ export function commonConfigFromEnvironment(environment: CommonEnvironment): Com
     logLevel: environment.LOG_LEVEL,
     searxngUrl: environment.SEARXNG_URL,
     toolEnvAllow: environment.TOOL_ENV_ALLOW,
+    processSandbox: environment.PROCESS_SANDBOX,
     queuePrefix: environment.QUEUE_PREFIX,
   };
 }

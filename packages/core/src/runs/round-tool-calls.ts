@@ -151,7 +151,7 @@ export class RoundToolCalls {
         workspace,
         signal: execution.input.signal,
         fileReads: createFileReadLedger(execution.dependencies.prisma, run.id),
-        settings: { webFetchAllow: settings.web_fetch_allow },
+        settings: { webFetchAllow: settings.web_fetch_allow, processNetwork: settings.process_network },
       });
     } catch (error) {
       return { ok: false, error: `the tool failed: ${error instanceof Error ? error.message : String(error)}` };

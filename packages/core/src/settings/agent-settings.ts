@@ -43,12 +43,17 @@ export type ToolFamilyFlag = keyof typeof TOOL_FAMILY_FLAGS;
 export type AgentSettings = { [K in NumericSettingName]: number } & { [K in ToolFamilyFlag]: boolean } & {
   /** Hosts or CIDR ranges, optional port, that fetch_page may reach although private. */
   web_fetch_allow: string[];
+  /**
+   * Commands and jobs share the host's network (loopback services included: Postgres, Redis, the API)
+   * instead of an empty network namespace. Default false.
+   */
+  process_network: boolean;
 };
 
 export function defaultSettings(): AgentSettings {
   const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([name, setting]) => [name, setting.default]));
   const flags = Object.fromEntries(Object.keys(TOOL_FAMILY_FLAGS).map((name) => [name, true]));
-  return { ...numbers, ...flags, web_fetch_allow: [] } as unknown as AgentSettings;
+  return { ...numbers, ...flags, web_fetch_allow: [], process_network: false } as unknown as AgentSettings;
 }
 
 const allowEntry = z
@@ -68,6 +73,7 @@ export const settingsPatchSchema = z
       [K in ToolFamilyFlag]: z.ZodBoolean;
     }),
     web_fetch_allow: z.array(allowEntry).max(200),
+    process_network: z.boolean(),
   })
   .partial()
   .strict();

@@ -1,6 +1,7 @@
 import { createFileTools } from "./files/create-file-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
+import type { ProcessSandbox } from "./process/sandbox/process-sandbox.ts";
 import type { ToolDefinition } from "./tool-definition.ts";
 import { createFetchPageTool } from "./web/fetch-page-tool.ts";
 import { createSearxngBackend } from "./web/searxng-backend.ts";
@@ -11,6 +12,11 @@ export interface AgentqToolsOptions {
   toolEnvironment: Record<string, string>;
   /** SearXNG base URL; undefined: `web_search` answers that no search backend is configured. */
   searxngUrl: string | undefined;
+  /**
+   * Where commands and jobs run; null where the sandbox cannot start: then no process tool exists,
+   * so none is offered (GET /api/tools) and the executor refuses any the model names.
+   */
+  sandbox: ProcessSandbox | null;
   /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
   jobs?: JobControl | null;
 }
@@ -22,8 +28,9 @@ export interface AgentqToolsOptions {
 export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[] {
   return [
     ...createFileTools(),
-    createRunCommandTool({ environment: options.toolEnvironment }),
-    ...createJobTools(options.jobs ?? null),
+    ...(options.sandbox === null
+      ? []
+      : [createRunCommandTool({ environment: options.toolEnvironment, sandbox: options.sandbox }), ...createJobTools(options.jobs ?? null)]),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
   ];

@@ -23,6 +23,8 @@ export interface FileReadLedger {
 export interface ToolRuntimeSettings {
   /** Hosts/CIDRs (optional port) that fetch_page may reach although the SSRF guard would refuse them. */
   webFetchAllow: readonly string[];
+  /** Commands and jobs share the host's network (admin setting `process_network`, default false). */
+  processNetwork: boolean;
 }
 
 export interface ToolContext {

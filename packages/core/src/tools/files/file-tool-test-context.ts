@@ -28,7 +28,7 @@ export async function createFileToolTestWorkspace(): Promise<FileToolTestWorkspa
     workspace: { id: "ws_test", rootPath: root },
     signal: new AbortController().signal,
     fileReads: ledger,
-    settings: { webFetchAllow: [] },
+    settings: { webFetchAllow: [], processNetwork: false },
   };
   return {
     root,

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tool-definition.ts";
 import { runProcessGroup, type ProcessGroupOutcome } from "./run-process-group.ts";
+import type { ProcessSandbox } from "./sandbox/process-sandbox.ts";
 
 export interface RunCommandToolOptions {
   /** The complete environment of every command; build it with buildToolEnvironment (TOOL_ENV_ALLOW). */
   environment: Record<string, string>;
+  /** Where every command runs (bubblewrap, or unconfined with PROCESS_SANDBOX=off). */
+  sandbox: ProcessSandbox;
   /** Used when the call gives no timeout_seconds. Default 60 s: long enough for a build step, short enough to notice a hang. */
   defaultTimeoutSeconds?: number;
   /** Largest timeout_seconds a call may ask for. Default 600 s. */
@@ -13,12 +16,11 @@ export interface RunCommandToolOptions {
   outputLimitBytes?: number;
   /** Between SIGTERM and SIGKILL of the process group. Default 2 000 ms: time to flush and exit cleanly. */
   killGraceMs?: number;
-  /** The bash binary. Default `bash`, found on the command environment's PATH or the system default path. */
-  shell?: string;
 }
 
 /**
- * `run_command {command, timeout_seconds?}`: runs a bash command in the run's workspace.
+ * `run_command {command, timeout_seconds?}`: runs a bash command in the run's workspace, in the
+ * process sandbox (no network unless the admin setting `process_network` is on).
  *
  * Effects: `process`, the effect policy treats as able to do anything a shell can (write files,
  * reach the network); it is never read-only, so it is never re-run after a crash.
@@ -33,7 +35,6 @@ export function createRunCommandTool(options: RunCommandToolOptions): ToolDefini
   const maxTimeoutSeconds = options.maxTimeoutSeconds ?? 600;
   const outputLimitBytes = options.outputLimitBytes ?? 64 * 1024;
   const killGraceMs = options.killGraceMs ?? 2_000;
-  const shell = options.shell ?? "bash";
   const environment = { ...options.environment };
 
   const parameters = z.object({
@@ -66,15 +67,13 @@ export function createRunCommandTool(options: RunCommandToolOptions): ToolDefini
       const timeoutSeconds = args.timeout_seconds ?? defaultTimeoutSeconds;
       let outcome: ProcessGroupOutcome;
       try {
+        const request = { command: args.command, workspacePath: context.workspace.rootPath, environment, network: context.settings.processNetwork };
         outcome = await runProcessGroup({
-          command: args.command,
-          cwd: context.workspace.rootPath,
-          environment,
+          start: () => options.sandbox.spawn(request),
           timeoutMs: timeoutSeconds * 1000,
           signal: context.signal,
           outputLimitBytes,
           killGraceMs,
-          shell,
         });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);

@@ -1,21 +1,17 @@
-import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { OutputCapture } from "./output-capture.ts";
 import { processGroupAlive } from "./process-group-alive.ts";
+import type { SandboxedProcess } from "./sandbox/process-sandbox.ts";
 
 export interface RunProcessGroupOptions {
-  command: string;
-  cwd: string;
-  /** The complete environment of the process: nothing is inherited from the parent. */
-  environment: Record<string, string>;
+  /** Starts the command (in the sandbox): stdout and stderr piped, the leader of its own process group. */
+  start: () => Promise<SandboxedProcess>;
   timeoutMs: number;
   /** Aborting it kills the process group, as a timeout does. */
   signal: AbortSignal;
   outputLimitBytes: number;
   /** Time between SIGTERM and SIGKILL. */
   killGraceMs: number;
-  /** The bash binary; resolved on the child's PATH (or the system default path) when not absolute. */
-  shell: string;
 }
 
 export type ProcessTermination = "exited" | "timed_out" | "cancelled";
@@ -32,35 +28,23 @@ export interface ProcessGroupOutcome {
 const POLL_INTERVAL_MS = 25;
 
 /**
- * Runs `bash -c <command>` as the leader of its own process group (detached: setsid), with stdin
- * on /dev/null and stdout and stderr on one pipe, so the output is interleaved as a terminal
- * would show it. On timeout or abort the whole group gets SIGTERM, then SIGKILL after the grace
- * period, so backgrounded grandchildren die with it. When the shell exits on its own, whatever
- * it left running in its group is ended the same way: no process outlives the call.
- * (A process that starts a new session of its own, `setsid`, escapes any process-group kill.)
- * Rejects only when the shell cannot be started at all.
+ * Runs a command started by the sandbox (`bash -c <command>`, the leader of its own process group,
+ * stdin on /dev/null, stdout and stderr on one pipe, so the output is interleaved as a terminal would
+ * show it). On timeout or abort the whole group gets SIGTERM, then SIGKILL after the grace period, so
+ * backgrounded grandchildren die with it. When the shell exits on its own, whatever it left running
+ * in its group is ended the same way: no process outlives the call. (In the bubblewrap sandbox the
+ * command's pid namespace ends with it, which also takes processes that left the group with `setsid`.)
+ * Rejects only when the command cannot be started at all.
  */
 export async function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupOutcome> {
   const output = new OutputCapture(options.outputLimitBytes);
   const startedAt = performance.now();
-  // `exec 2>&1` points stderr at the stdout pipe, then the command runs exactly as `bash -c <command>`
-  // would: its text is never concatenated into a script, it travels as a positional argument
-  // (after `--`, so a command that starts with a dash is not read as a bash option).
-  const child = spawn(options.shell, ["-c", 'exec 2>&1; exec "$BASH" -c -- "$1" bash', "bash", options.command], {
-    cwd: options.cwd,
-    env: options.environment,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const started = await options.start();
+  const child = started.child;
   child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
   child.stderr.on("data", (chunk: Buffer) => output.append(chunk));
   const streamsClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-
-  const spawned = await new Promise<boolean>((resolve, reject) => {
-    child.once("spawn", () => resolve(true));
-    child.once("error", reject);
-  });
-  if (!spawned || child.pid === undefined) throw new Error("the shell did not start");
+  if (child.pid === undefined) throw new Error("the command did not start");
   const pid = child.pid;
 
   let termination: ProcessTermination = "exited";
@@ -93,6 +77,7 @@ export async function runProcessGroup(options: RunProcessGroupOptions): Promise<
     }
     return { termination, exitCode, exitSignal, durationMs, output };
   } finally {
+    await started.release();
     clearTimeout(timeoutTimer);
     if (killTimer !== undefined) clearTimeout(killTimer);
     options.signal.removeEventListener("abort", onAbort);

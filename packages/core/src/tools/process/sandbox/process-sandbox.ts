@@ -1,8 +1,11 @@
+import type { ChildProcessByStdio } from "node:child_process";
+import type { Readable } from "node:stream";
+
 /**
  * The contract between the process tools (`run_command`, background jobs) and the sandbox that
  * confines them (DESIGN.md invariant 10, API.md "Process tools, the sandbox and background jobs").
- * A tool never spawns a shell itself: it asks the sandbox for a `SpawnInvocation` and spawns exactly
- * that, with exactly that environment.
+ * A tool never spawns a shell itself: it asks the sandbox to start the command, and the sandbox
+ * spawns it with an argv array and exactly the environment it should have.
  */
 
 /** What one command may see and do. */
@@ -26,10 +29,40 @@ export interface SpawnInvocation {
   cwd: string;
 }
 
+/** A started command: stdout and stderr piped, the leader of its own process group. */
+export interface SandboxedProcess {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** Releases what the sandbox holds for it (its cgroup); call once the process has exited. */
+  release(): Promise<void>;
+}
+
+/** The limits every sandboxed command runs under (besides the caller's timeout and output cap). */
+export interface SandboxLimits {
+  /** Processes and threads at once (cgroup pids). Default 256. */
+  maxProcesses: number;
+  /** Open files per process (RLIMIT_NOFILE). Default 1024. */
+  maxOpenFiles: number;
+  /** Largest file a process may write (RLIMIT_FSIZE). Default 1 GiB. */
+  maxFileSizeBytes: number;
+  /** Size of the private /tmp (a tmpfs). Default 256 MiB. */
+  tmpSizeBytes: number;
+}
+
+export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
+  maxProcesses: 256,
+  maxOpenFiles: 1024,
+  maxFileSizeBytes: 1024 * 1024 * 1024,
+  tmpSizeBytes: 256 * 1024 * 1024,
+};
+
 export interface ProcessSandbox {
   /** `bwrap`: confined by bubblewrap; `off`: PROCESS_SANDBOX=off, unconfined (single-user development). */
   readonly mode: "bwrap" | "off";
+  /** Which limits hold here, for logs and /readyz (e.g. `processes: "cgroup v1"`, or why not). */
+  readonly enforcement: Record<string, string>;
   invocation(request: SandboxRequest): SpawnInvocation;
+  /** Starts the command confined; rejects when it cannot be started at all. */
+  spawn(request: SandboxRequest): Promise<SandboxedProcess>;
 }
 
 /** The result of probing the sandbox once at process start. */

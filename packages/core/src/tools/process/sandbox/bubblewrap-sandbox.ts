@@ -1,0 +1,171 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import type { PidsCgroupRoot } from "./pids-cgroup.ts";
+import {
+  DEFAULT_SANDBOX_LIMITS,
+  type ProcessSandbox,
+  type SandboxedProcess,
+  type SandboxLimits,
+  type SandboxRequest,
+  type SpawnInvocation,
+} from "./process-sandbox.ts";
+
+/** `exec 2>&1` joins stderr to stdout, then the command runs exactly as `bash -c <command>` would, passed as `$1`. */
+const BASH_ARGS = ["-c", 'exec 2>&1; exec "$BASH" -c -- "$1" bash', "bash"];
+
+/** Inside the sandbox the command is this user (mapped to the worker's own uid outside). */
+const SANDBOX_UID = 1000;
+
+export interface BubblewrapSandboxOptions {
+  /** Absolute path of `bwrap`. */
+  bwrapPath: string;
+  /** Absolute path of util-linux `prlimit` (sets RLIMIT_NOFILE and RLIMIT_FSIZE); null: none is applied. */
+  prlimitPath: string | null;
+  /** Where each command gets a pids cgroup; null: no process cap holds (see README). */
+  cgroups: PidsCgroupRoot | null;
+  /** Files bound read-only at the same place inside (from `systemBindings`). */
+  bindings: SystemBindings;
+  limits?: Partial<SandboxLimits>;
+}
+
+/** What of the host's file system the sandbox shows (read-only). */
+export interface SystemBindings {
+  /** Directories and files bound as they are (`/usr`, the /etc files programs need). */
+  readOnly: string[];
+  /** Top-level links to recreate (`/bin` → `usr/bin` on a merged-/usr system). */
+  symlinks: { path: string; target: string }[];
+  /** Bound only when the command has the network (`/etc/resolv.conf`...). */
+  networkOnly: string[];
+  /** A passwd and group file naming the sandbox user, so that `id` and `whoami` answer. */
+  passwdFile: string;
+  groupFile: string;
+}
+
+/**
+ * Every command in bubblewrap (DESIGN.md invariant 10): new user, pid, ipc, uts, cgroup and network
+ * namespaces (the network shared only when asked), dies with the worker, its own session (no
+ * TIOCSTI), no capabilities; an empty environment for bwrap itself and `--clearenv` plus the allowed
+ * variables for the command; the system read-only, a fresh /proc and /dev, a private capped /tmp,
+ * the workspace read-write and nothing else of the host. Spawned with an argv array: no shell
+ * stands between Node and bwrap.
+ */
+export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): ProcessSandbox {
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...options.limits };
+
+  const invocation = (request: SandboxRequest, blockFd?: number): SpawnInvocation => {
+    const bwrap: string[] = ["--unshare-all", "--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID)];
+    if (request.network) bwrap.push("--share-net");
+    bwrap.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "agentq-sandbox");
+    for (const path of options.bindings.readOnly) bwrap.push("--ro-bind", path, path);
+    for (const { path, target } of options.bindings.symlinks) bwrap.push("--symlink", target, path);
+    if (request.network) for (const path of options.bindings.networkOnly) bwrap.push("--ro-bind", path, path);
+    bwrap.push("--ro-bind", options.bindings.passwdFile, "/etc/passwd", "--ro-bind", options.bindings.groupFile, "/etc/group");
+    bwrap.push("--proc", "/proc", "--dev", "/dev", "--size", String(limits.tmpSizeBytes), "--tmpfs", "/tmp");
+    bwrap.push("--bind", request.workspacePath, request.workspacePath, "--chdir", request.workspacePath);
+    bwrap.push("--clearenv");
+    // HOME of the worker does not exist in here: the private /tmp stands in for it.
+    for (const [name, value] of Object.entries({ ...request.environment, HOME: "/tmp" })) bwrap.push("--setenv", name, value);
+    if (blockFd !== undefined) bwrap.push("--block-fd", String(blockFd));
+    bwrap.push("--", "/bin/bash", ...BASH_ARGS, request.command);
+    if (options.prlimitPath === null) return { file: options.bwrapPath, args: bwrap, env: {}, cwd: "/" };
+    return {
+      file: options.prlimitPath,
+      args: [`--nofile=${limits.maxOpenFiles}:${limits.maxOpenFiles}`, `--fsize=${limits.maxFileSizeBytes}:${limits.maxFileSizeBytes}`, "--", options.bwrapPath, ...bwrap],
+      env: {},
+      cwd: "/",
+    };
+  };
+
+  return {
+    mode: "bwrap",
+    enforcement: {
+      namespaces: "user, pid, ipc, uts, cgroup, network (bubblewrap)",
+      processes: options.cgroups ? `cgroup v${options.cgroups.version} pids (${limits.maxProcesses})` : "not capped: no writable pids cgroup",
+      open_files: options.prlimitPath ? `RLIMIT_NOFILE (${limits.maxOpenFiles})` : "not capped: prlimit not found",
+      file_size: options.prlimitPath ? `RLIMIT_FSIZE (${limits.maxFileSizeBytes} bytes)` : "not capped: prlimit not found",
+      tmp: `tmpfs (${limits.tmpSizeBytes} bytes)`,
+    },
+    invocation: (request) => invocation(request),
+    async spawn(request) {
+      const cgroup = options.cgroups ? await options.cgroups.create(`cmd-${process.pid}-${randomBytes(6).toString("hex")}`, limits.maxProcesses) : null;
+      // With a cgroup, bwrap waits on fd 3 after it has forked its first child and before the command
+      // starts: both are moved into the cgroup, then released, so everything the command starts is capped.
+      const spec = invocation(request, cgroup ? 3 : undefined);
+      const child = spawn(spec.file, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: cgroup ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.once("spawn", () => resolve());
+          child.once("error", reject);
+        });
+        if (cgroup && child.pid !== undefined) {
+          const pids = [child.pid, ...(await childrenOf(child.pid))];
+          await cgroup.add(pids);
+          const release = child.stdio[3] as NodeJS.WritableStream;
+          release.end("x");
+        }
+      } catch (error) {
+        if (child.pid !== undefined) killGroup(child.pid);
+        await cgroup?.remove();
+        throw error;
+      }
+      return {
+        child: child as SandboxedProcess["child"],
+        release: async () => {
+          await cgroup?.remove();
+        },
+      };
+    },
+  };
+}
+
+/**
+ * PROCESS_SANDBOX=off: bash with the allowed environment in the workspace, unconfined (it can read
+ * whatever the worker's user can). For single-user development only; the worker warns at every start.
+ */
+export function createUnconfinedSandbox(): ProcessSandbox {
+  const invocation = (request: SandboxRequest): SpawnInvocation => ({
+    file: "/bin/bash",
+    args: [...BASH_ARGS, request.command],
+    env: request.environment,
+    cwd: request.workspacePath,
+  });
+  return {
+    mode: "off",
+    enforcement: { confinement: "none: PROCESS_SANDBOX=off" },
+    invocation,
+    async spawn(request) {
+      const spec = invocation(request);
+      const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      await new Promise<void>((resolve, reject) => {
+        child.once("spawn", () => resolve());
+        child.once("error", reject);
+      });
+      return { child, release: async () => undefined };
+    },
+  };
+}
+
+/** The pids bwrap has forked so far (it forks its first child at once; give it up to 2 s). */
+async function childrenOf(pid: number): Promise<number[]> {
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
+    const pids = text.split(/\s+/).filter((value) => value !== "").map(Number);
+    if (pids.length > 0 || Date.now() > deadline) return pids;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // gone
+  }
+}

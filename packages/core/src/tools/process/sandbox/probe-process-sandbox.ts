@@ -1,0 +1,137 @@
+import { constants } from "node:fs";
+import { access, lstat, mkdtemp, readlink, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createBubblewrapSandbox, createUnconfinedSandbox, type SystemBindings } from "./bubblewrap-sandbox.ts";
+import { openPidsCgroupRoot } from "./pids-cgroup.ts";
+import type { SandboxAvailability, SandboxLimits } from "./process-sandbox.ts";
+
+export interface ProbeProcessSandboxOptions {
+  /** PROCESS_SANDBOX: `bwrap` (default) or `off`. */
+  mode: "bwrap" | "off";
+  /** Where `bwrap` and `prlimit` are looked for (the worker's PATH). */
+  searchPath: string;
+  limits?: Partial<SandboxLimits>;
+  /** How long the trial command may take. Default 15 s (a cold start on a loaded machine). */
+  timeoutMs?: number;
+}
+
+/** /etc files programs commonly read, none holding a secret (no shadow, no private keys, no machine-id). */
+const ETC_FILES = [
+  "/etc/ld.so.cache",
+  "/etc/ld.so.conf",
+  "/etc/ld.so.conf.d",
+  "/etc/alternatives",
+  "/etc/ssl/certs",
+  "/etc/ca-certificates",
+  "/etc/localtime",
+  "/etc/timezone",
+  "/etc/mime.types",
+  "/etc/protocols",
+  "/etc/services",
+  "/etc/nsswitch.conf",
+  "/etc/bash.bashrc",
+  "/etc/profile",
+  "/etc/inputrc",
+  "/etc/magic",
+  "/etc/magic.mime",
+];
+/** Only with the network: name resolution. */
+const NETWORK_ETC_FILES = ["/etc/resolv.conf", "/etc/hosts", "/etc/host.conf", "/etc/gai.conf"];
+const TOP_LEVEL = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+/**
+ * Decides once, at process start, how commands will run: PROCESS_SANDBOX=off → unconfined; otherwise
+ * bubblewrap, proven by running `true` in it with the real arguments. Where it cannot start (no bwrap,
+ * user namespaces refused...), the reason says what failed and what to do.
+ */
+export async function probeProcessSandbox(options: ProbeProcessSandboxOptions): Promise<SandboxAvailability> {
+  if (options.mode === "off") return { available: true, sandbox: createUnconfinedSandbox() };
+  const bwrapPath = await findExecutable("bwrap", options.searchPath);
+  if (bwrapPath === undefined) {
+    return {
+      available: false,
+      reason: "bwrap (bubblewrap) was not found on PATH: install the bubblewrap package (or set PROCESS_SANDBOX=off for single-user development only)",
+    };
+  }
+  const prlimitPath = (await findExecutable("prlimit", options.searchPath)) ?? null;
+  const cgroups = await openPidsCgroupRoot();
+  const bindings = await systemBindings();
+  const sandbox = createBubblewrapSandbox({ bwrapPath, prlimitPath, cgroups: cgroups.root ?? null, bindings, ...(options.limits ? { limits: options.limits } : {}) });
+  const workspace = await mkdtemp(path.join(tmpdir(), "agentq-sandbox-probe-"));
+  try {
+    const started = await sandbox.spawn({ command: "test -w .", workspacePath: workspace, environment: {}, network: false });
+    let output = "";
+    started.child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    started.child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-started.child.pid!, "SIGKILL");
+        } catch {
+          // gone
+        }
+        resolve(null);
+      }, options.timeoutMs ?? 15_000);
+      started.child.once("close", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    await started.release();
+    if (code !== 0) {
+      return {
+        available: false,
+        reason: `bubblewrap could not start a sandbox (exit ${code ?? "timeout"}${output.trim() ? `: ${output.trim().slice(0, 300)}` : ""}); it needs user namespaces (see the README's "Sandbox" section)`,
+      };
+    }
+    return { available: true, sandbox };
+  } catch (error) {
+    return { available: false, reason: `bubblewrap could not be started: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
+  }
+}
+
+async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
+  for (const directory of searchPath.split(":")) {
+    if (directory === "") continue;
+    const candidate = path.join(directory, name);
+    try {
+      await access(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // next
+    }
+  }
+  return undefined;
+}
+
+let bindings: Promise<SystemBindings> | undefined;
+
+/** What of this host the sandbox binds: only paths that exist here (found once per process). */
+function systemBindings(): Promise<SystemBindings> {
+  bindings ??= findSystemBindings();
+  return bindings;
+}
+
+async function findSystemBindings(): Promise<SystemBindings> {
+  const exists = (candidate: string) => lstat(candidate).then(() => true, () => false);
+  const readOnly = ["/usr"];
+  const symlinks: SystemBindings["symlinks"] = [];
+  for (const top of TOP_LEVEL) {
+    const stats = await lstat(top).catch(() => undefined);
+    if (stats === undefined) continue;
+    if (stats.isSymbolicLink()) symlinks.push({ path: top, target: await readlink(top) });
+    else readOnly.push(top);
+  }
+  for (const file of ETC_FILES) if (await exists(file)) readOnly.push(file);
+  const networkOnly: string[] = [];
+  for (const file of NETWORK_ETC_FILES) if (await exists(file)) networkOnly.push(file);
+  const directory = await mkdtemp(path.join(tmpdir(), "agentq-sandbox-etc-"));
+  const passwdFile = path.join(directory, "passwd");
+  const groupFile = path.join(directory, "group");
+  await writeFile(passwdFile, "root:x:0:0:root:/tmp:/bin/bash\nagentq:x:1000:1000:agentq sandbox:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", { mode: 0o644 });
+  await writeFile(groupFile, "root:x:0:\nagentq:x:1000:\nnogroup:x:65534:\n", { mode: 0o644 });
+  return { readOnly, symlinks, networkOnly, passwdFile, groupFile };
+}
