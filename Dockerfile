@@ -17,9 +17,13 @@ RUN find . -type f \
 
 # Stage 2: the runtime image.
 FROM node:24-slim
-# bash is Essential in Debian, so node:*-slim has it; run_command runs `bash -c`. Checked here so a
-# base image change that drops it fails the build instead of every run_command call.
-RUN bash --version > /dev/null
+# Every command and job runs in a bubblewrap sandbox (README, "Sandbox"); prlimit (util-linux) sets
+# its file limits. bash is Essential in Debian, so node:*-slim has it; run_command runs `bash -c`.
+# Checked here so a base image change that drops one fails the build instead of every command.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap \
+ && rm -rf /var/lib/apt/lists/* \
+ && bwrap --version > /dev/null && prlimit --version > /dev/null && bash --version > /dev/null
 WORKDIR /app
 COPY --from=manifests /app ./
 # Dev dependencies (typescript, vitest, @types) are only for typechecking and tests; tsx and prisma
