@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
+import { freePort } from "./support/free-port.ts";
 
 let api: TestApi;
 
@@ -25,15 +25,6 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 /** A private Redis this test may stop (the shared one is never touched). */
 async function startPrivateRedis(extraArguments: string[] = []): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {

@@ -3,23 +3,15 @@
 // Redis stopped (a private redis-server). Once the dependency is back, the same requests succeed.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { applyMigrations } from "@agentq/core/store/migrations/apply-migrations";
 import { MIGRATIONS_DIRECTORY } from "./support/global-setup.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "./support/private-postgres.ts";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
+import { waitUntil } from "./faults-helpers.ts";
+import { freePort } from "./support/free-port.ts";
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function upgradeStatus(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -94,7 +86,7 @@ describe("Postgres crashed under a running API", () => {
     expect((await requestJson(`${api.url}/readyz`)).status).toBe(503);
 
     await postgres.start();
-    await waitFor("the API to serve again", async () => ((await requestJson(`${api.url}/api/me`, { token })).status === 200 ? true : undefined));
+    await waitUntil("the API to serve again", async () => ((await requestJson(`${api.url}/api/me`, { token })).status === 200 ? true : undefined));
     // What was committed before the crash is there; new work is accepted.
     expect((await requestJson(`${api.url}/api/runs/${ids.runId}`, { token })).body.status).toBe("queued");
     const newChat = await requestJson(`${api.url}/api/chats`, { token, body: { title: "after" } });
@@ -105,15 +97,6 @@ describe("Postgres crashed under a running API", () => {
   }, 120_000);
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 describe("Redis stopped under a running API", () => {
   it("routes that need Redis answer 503 unavailable naming Redis, the others keep working, none answers 500", async () => {

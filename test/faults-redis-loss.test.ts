@@ -2,21 +2,13 @@
 // still knows every run, and the reconciler re-enqueues the ones without a live job, so every run
 // completes. Uses a private redis-server: FLUSHALL on the shared one would hit other test files.
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import { expectWellFormedTranscript, spawnReadyWorkers, startedCallIds, waitForStoredEvent, waitUntil } from "./faults-helpers.ts";
+import { freePort } from "./support/free-port.ts";
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
 
 async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();

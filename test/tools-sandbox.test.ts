@@ -133,6 +133,8 @@ describe("inside the sandbox", () => {
     delay.enable();
     const bomb = await sh("bomb() { bomb | bomb & }; bomb; sleep 3; echo survived", { timeout: 8 });
     delay.disable();
+    // The bomb hit the process cap and the command ended (on its own or at its timeout), taking every fork with it.
+    expect(Number(bomb.data?.duration_ms)).toBeLessThan(10_000);
     // The worker's event loop was never stuck for long.
     expect(delay.max / 1e6).toBeLessThan(2_000);
     const after = await sh("echo still-works");

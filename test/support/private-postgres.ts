@@ -2,12 +2,11 @@
 // stop and start it: the shared server on 5432 is never stopped. Runs as the `postgres` OS user when
 // the tests run as root (initdb and postgres refuse root).
 import { execFile } from "node:child_process";
-import { once } from "node:events";
 import { chmod, chown, mkdtemp, readdir, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./free-port.ts";
 
 const run = promisify(execFile);
 
@@ -28,15 +27,6 @@ async function binDirectory(): Promise<string> {
   return `/usr/lib/postgresql/${versions[0]}/bin`;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, "close");
-  return port;
-}
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = await binDirectory();
