@@ -85,7 +85,9 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
     });
     waiting.delete(run.id);
     latencies.push(performance.now() - begin);
-    const final = await fetch(`${stack.url}/api/runs/${run.id}`, { headers: { authorization: `Bearer ${stack.token}` } }).then((response) => response.json() as Promise<{ status: string }>);
+    const final = await fetch(`${stack.url}/api/runs/${run.id}`, { headers: { authorization: `Bearer ${stack.token}` } }).then(
+      (response) => response.json() as Promise<{ status: string }>,
+    );
     if (final.status !== "completed") failed += 1;
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
@@ -136,7 +138,11 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
   });
   const started = performance.now();
   await pool(RUNS, CONCURRENCY, async (index) => {
-    const input = scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: `b-${index}.txt`, content: "out" } }, { text: "done" }]);
+    const input = scenarioInput([
+      { tool: "read_file", args: { path: "a.txt" } },
+      { tool: "write_file", args: { path: `b-${index}.txt`, content: "out" } },
+      { text: "done" },
+    ]);
     const run = await post(stack, `/api/chats/${chats[index].id}/runs`, { input });
     await new Promise<void>((resolve) => {
       finished.set(run.id, resolve);
@@ -171,10 +177,19 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
   const parkStarted = performance.now();
   await pool(count, CONCURRENCY, async (index) => {
     const chat = await post(stack, "/api/chats", { workspace_id: workspace.id });
-    const input = scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: `p-${index}.txt`, content: "x" } }, { text: "done" }]);
+    const input = scenarioInput([
+      { tool: "read_file", args: { path: "a.txt" } },
+      { tool: "write_file", args: { path: `p-${index}.txt`, content: "x" } },
+      { text: "done" },
+    ]);
     runIds.push((await post(stack, `/api/chats/${chat.id}/runs`, { input })).id);
   });
-  const approvals = await waitForAll(stack, runIds, (run) => run.status === "awaiting_approval", (run) => run.pending_approvals[0]?.id);
+  const approvals = await waitForAll(
+    stack,
+    runIds,
+    (run) => run.status === "awaiting_approval",
+    (run) => run.pending_approvals[0]?.id,
+  );
   const parkSeconds = (performance.now() - parkStarted) / 1000;
   const jobsWhileParked = await jobCount(stack);
   const memoryAdded = (await usedMemory(stack)) - memoryBefore;
@@ -182,7 +197,12 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
   await pool(approvals.length, CONCURRENCY, async (index) => {
     await post(stack, "/api/approvals", { tool_approval_id: approvals[index], tool_approval_decision: "allow_task" });
   });
-  await waitForAll(stack, runIds, (run) => run.status === "completed", () => "done");
+  await waitForAll(
+    stack,
+    runIds,
+    (run) => run.status === "completed",
+    () => "done",
+  );
   return {
     workload: "PARKED",
     runs: count,
@@ -207,7 +227,9 @@ async function waitForAll(stack: BenchStack, runIds: readonly string[], ready: (
   const results: string[] = new Array(runIds.length);
   await pool(runIds.length, 20, async (index) => {
     for (;;) {
-      const run = await fetch(`${stack.url}/api/runs/${runIds[index]}`, { headers: { authorization: `Bearer ${stack.token}` } }).then((response) => response.json() as Promise<any>);
+      const run = await fetch(`${stack.url}/api/runs/${runIds[index]}`, { headers: { authorization: `Bearer ${stack.token}` } }).then(
+        (response) => response.json() as Promise<any>,
+      );
       if (ready(run)) {
         results[index] = pick(run);
         return;

@@ -26,11 +26,17 @@ function describe(event: { seq: number; type: string; data: Record<string, any> 
     case "round.started":
       return `round ${data.round} (tools offered: ${(data.tools ?? []).join(", ") || "none"})`;
     case "message.completed":
-      return data.tool_calls?.length ? `model calls ${data.tool_calls.map((call: any) => `${call.name}(${JSON.stringify(call.arguments)})`).join(", ")}` : `model answers: ${data.content}`;
+      return data.tool_calls?.length
+        ? `model calls ${data.tool_calls.map((call: any) => `${call.name}(${JSON.stringify(call.arguments)})`).join(", ")}`
+        : `model answers: ${data.content}`;
     case "tool.started":
       return `${data.tool} started`;
     case "tool.completed":
-      return `${data.tool} ${data.ok ? "ok" : "error"}: ${String(data.ok ? data.result : data.error).split("\n").slice(0, 3).join(" | ").slice(0, 120)}`;
+      return `${data.tool} ${data.ok ? "ok" : "error"}: ${String(data.ok ? data.result : data.error)
+        .split("\n")
+        .slice(0, 3)
+        .join(" | ")
+        .slice(0, 120)}`;
     case "approval.required":
       return `${data.tool} needs approval (effects: ${data.effects.join(", ")}): the run is parked, no worker holds it`;
     case "approval.decided":
@@ -58,7 +64,10 @@ async function main(): Promise<void> {
       [
         { text: "Let me look at the workspace.", tool: "list_files", args: {} },
         { tool: "read_file", args: { path: "notes.txt" } },
-        { tool: "write_file", args: { path: "summary.txt", content: "agentq: durable agent runs, committed step by step, with human approval of risky calls.\n" } },
+        {
+          tool: "write_file",
+          args: { path: "summary.txt", content: "agentq: durable agent runs, committed step by step, with human approval of risky calls.\n" },
+        },
         { text: "I listed the workspace, read notes.txt and wrote summary.txt." },
       ],
       "List the workspace, read notes.txt and write a one-line summary to summary.txt.",

@@ -17,7 +17,6 @@ import { runMigrations } from "./migrate.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
-
 export interface LocalStack {
   url: string;
   token: string;

@@ -7,11 +7,7 @@ import { z } from "zod";
 import { commonEnvironmentShape, parseEnvironment } from "@agentq/core/config/environment-schema";
 import { AgentqError } from "@agentq/core/errors/agentq-error";
 import { createLogger, type Logger } from "@agentq/core/logging/create-logger";
-import {
-  applyMigrations,
-  type ApplyMigrationsResult,
-  type MigrationLogger,
-} from "@agentq/core/store/migrations/apply-migrations";
+import { applyMigrations, type ApplyMigrationsResult, type MigrationLogger } from "@agentq/core/store/migrations/apply-migrations";
 import { describeDatabaseUrl } from "@agentq/core/store/migrations/database-url";
 
 /** The repository's migrations, found relative to this file so the working directory does not matter. */

@@ -84,9 +84,7 @@ function isRunning(child: ChildProcess): boolean {
 }
 
 function checkEntriesExist(): void {
-  const missing = [MIGRATE_ENTRY, ...SERVICE_ENTRIES.map((service) => service.entry)].filter(
-    (entry) => !existsSync(`${repositoryRoot}/${entry}`),
-  );
+  const missing = [MIGRATE_ENTRY, ...SERVICE_ENTRIES.map((service) => service.entry)].filter((entry) => !existsSync(`${repositoryRoot}/${entry}`));
   if (missing.length === 0) return;
   log("error", `cannot start: ${missing.join(", ")} does not exist (in ${repositoryRoot})`, { missing });
   process.exit(1);

@@ -121,7 +121,12 @@ describe("error responses", () => {
       ["POST", `/api/chats/${chatId}/runs`, { input: "hello", model: "m\u0000" }, "model"],
       ["POST", "/api/workspaces", { name: "w\u0000" }, "name"],
       ["POST", "/api/users", { name: "u\u0000" }, "name"],
-      ["POST", "/api/approvals", { tool_approval_id: "ta_1", tool_approval_decision: "allow_task", arguments: { path: "x", nested: ["ok", "b\u0000"] } }, "arguments.nested.1"],
+      [
+        "POST",
+        "/api/approvals",
+        { tool_approval_id: "ta_1", tool_approval_decision: "allow_task", arguments: { path: "x", nested: ["ok", "b\u0000"] } },
+        "arguments.nested.1",
+      ],
       ["POST", "/api/approvals", { tool_approval_id: "ta_1", tool_approval_decision: "allow_task", arguments: { "key\u0000": 1 } }, "arguments.key\u0000"],
       ["PATCH", "/api/settings", { web_fetch_allow: ["example.com", "a\u0000"] }, "web_fetch_allow.1"],
     ];

@@ -25,7 +25,6 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, tim
   }
 }
 
-
 /** A private Redis this test may stop (the shared one is never touched). */
 async function startPrivateRedis(extraArguments: string[] = []): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();

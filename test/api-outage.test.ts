@@ -12,7 +12,6 @@ import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 import { waitUntil } from "./faults-helpers.ts";
 import { freePort } from "./support/free-port.ts";
 
-
 function upgradeStatus(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url);
@@ -96,7 +95,6 @@ describe("Postgres crashed under a running API", () => {
     expect((await upgradeStatus(`${api.url.replace("http", "ws")}/api/ws?token=${encodeURIComponent(token)}`)).status).toBe(101);
   }, 120_000);
 });
-
 
 describe("Redis stopped under a running API", () => {
   it("routes that need Redis answer 503 unavailable naming Redis, the others keep working, none answers 500", async () => {

@@ -234,9 +234,7 @@ describe("workspace store", () => {
   it("removes the new directory when the database refuses the workspace", async () => {
     const workspacesRoot = await realpath(api.config.workspacesRoot);
     const before = (await readdir(workspacesRoot)).sort();
-    await expect(
-      createWorkspaceInStore(api.prisma, "usr_that_does_not_exist", { name: "orphan" }, { workspacesRoot }),
-    ).rejects.toThrow();
+    await expect(createWorkspaceInStore(api.prisma, "usr_that_does_not_exist", { name: "orphan" }, { workspacesRoot })).rejects.toThrow();
     expect((await readdir(workspacesRoot)).sort()).toEqual(before);
   });
 });

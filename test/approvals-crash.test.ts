@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing/scenario-responder";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
-import { decide, eventually, fileExists, INJECTION, waitForFinished, workspaceRoot } from "./support/approval-test-helpers.ts";
+import { decide, eventually, fileExists, INJECTION, workspaceRoot } from "./support/approval-test-helpers.ts";
 
 describe("taint survives a worker crash", () => {
   let stack: TestStack;
@@ -31,7 +31,9 @@ describe("taint survives a worker crash", () => {
     first.kill("SIGKILL");
     await eventually("the first worker is gone", () => first.exitCode !== null || first.signalCode !== null, 10_000);
     // The kill landed between the read and the call: the call had not been emitted yet.
-    expect((await stack.events(runId)).some((event) => event.type === "approval.required" || (event.type === "message.completed" && event.data.round === 2))).toBe(false);
+    expect(
+      (await stack.events(runId)).some((event) => event.type === "approval.required" || (event.type === "message.completed" && event.data.round === 2)),
+    ).toBe(false);
     expect((await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } })).tainted).toBe(true);
 
     stack.spawnWorker();

@@ -11,12 +11,15 @@ async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?
   const workspaceId = await stack.createWorkspace(options.token);
   await stack.putFile(workspaceId, "notes.md", INJECTION, options.token);
   const chatId = await stack.createChat({ workspaceId, token: options.token });
-  const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, next, { text: "finished" }]) }, options.token);
+  const runId = await stack.run(
+    chatId,
+    { allow_bash: true, input: scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, next, { text: "finished" }]) },
+    options.token,
+  );
   const run = await waitForParked(stack, runId, options.token);
   expect(run.status).toBe("awaiting_approval");
   return { workspaceId, chatId, runId, root: await workspaceRoot(stack, workspaceId), approvalId: run.pending_approvals[0].id as string };
 }
-
 
 describe("deciding an approval", () => {
   let stack: TestStack;
@@ -54,7 +57,10 @@ describe("deciding an approval", () => {
     const secret = (await stack.prisma.systemSecret.findUniqueOrThrow({ where: { name: "approval_secret" } })).value;
     const stored = await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } });
     const expiresAt = new Date(Date.now() - 60_000);
-    await stack.prisma.approval.update({ where: { id: approvalId }, data: { expiresAt, seal: sealApproval(secret, { ...sealedFieldsOf(stored), expiresAt }) } });
+    await stack.prisma.approval.update({
+      where: { id: approvalId },
+      data: { expiresAt, seal: sealApproval(secret, { ...sealedFieldsOf(stored), expiresAt }) },
+    });
 
     const response = await decide(stack, approvalId, "allow_task");
     expect(response.status).toBe(410);

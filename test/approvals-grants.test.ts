@@ -13,13 +13,19 @@ describe("grants and rounds that pause on several calls", () => {
 
   it("allow_chat covers later runs of the chat until the grant is revoked", async () => {
     const { chatId, root } = await injectedChat(stack);
-    const first = await stack.run(chatId, { allow_bash: true, input: readThen({ tool: "run_command", args: { command: "touch one" } }, { text: "first done" }) });
+    const first = await stack.run(chatId, {
+      allow_bash: true,
+      input: readThen({ tool: "run_command", args: { command: "touch one" } }, { text: "first done" }),
+    });
     const parked = await waitForParked(stack, first);
     expect((await decide(stack, parked.pending_approvals[0].id, "allow_chat")).status).toBe(202);
     expect(await waitForFinished(stack, first)).toMatchObject({ status: "completed" });
     expect(await fileExists(root, "one")).toBe(true);
 
-    const second = await stack.run(chatId, { allow_bash: true, input: readThen({ tool: "run_command", args: { command: "touch two" } }, { text: "second done" }) });
+    const second = await stack.run(chatId, {
+      allow_bash: true,
+      input: readThen({ tool: "run_command", args: { command: "touch two" } }, { text: "second done" }),
+    });
     const secondRun = await waitForParked(stack, second);
     expect(secondRun).toMatchObject({ status: "completed", output: "second done" });
     expect(await fileExists(root, "two")).toBe(true);
@@ -27,14 +33,23 @@ describe("grants and rounds that pause on several calls", () => {
 
     const grants = (await stack.request("GET", `/api/chats/${chatId}/grants`)).body.grants;
     expect(grants).toHaveLength(1);
-    expect(grants[0]).toMatchObject({ scope: "allow_chat", tool: "run_command", effects: ["process"], approval_id: parked.pending_approvals[0].id, run_id: null });
+    expect(grants[0]).toMatchObject({
+      scope: "allow_chat",
+      tool: "run_command",
+      effects: ["process"],
+      approval_id: parked.pending_approvals[0].id,
+      run_id: null,
+    });
 
     const revoked = await stack.request("DELETE", `/api/chats/${chatId}/grants/${grants[0].id}`);
     expect(revoked.status).toBe(200);
     expect((await stack.request("GET", `/api/chats/${chatId}/grants`)).body.grants).toEqual([]);
     expect((await stack.request("DELETE", `/api/chats/${chatId}/grants/${grants[0].id}`)).status).toBe(404);
 
-    const third = await stack.run(chatId, { allow_bash: true, input: readThen({ tool: "run_command", args: { command: "touch three" } }, { text: "third done" }) });
+    const third = await stack.run(chatId, {
+      allow_bash: true,
+      input: readThen({ tool: "run_command", args: { command: "touch three" } }, { text: "third done" }),
+    });
     const thirdRun = await waitForParked(stack, third);
     expect(thirdRun.status).toBe("awaiting_approval");
     expect(await fileExists(root, "three")).toBe(false);
@@ -57,7 +72,15 @@ describe("grants and rounds that pause on several calls", () => {
     const { chatId, root } = await injectedChat(stack);
     const runId = await stack.run(chatId, {
       allow_bash: true,
-      input: readThen({ calls: [{ tool: "run_command", args: { command: "touch left" } }, { tool: "run_command", args: { command: "touch right" } }] }, { text: "pair done" }),
+      input: readThen(
+        {
+          calls: [
+            { tool: "run_command", args: { command: "touch left" } },
+            { tool: "run_command", args: { command: "touch right" } },
+          ],
+        },
+        { text: "pair done" },
+      ),
     });
     const parked = await waitForParked(stack, runId);
     expect(parked.pending_approvals).toHaveLength(2);
@@ -89,7 +112,15 @@ describe("grants and rounds that pause on several calls", () => {
     const { chatId, root } = await injectedChat(stack);
     const runId = await stack.run(chatId, {
       allow_bash: true,
-      input: readThen({ calls: [{ tool: "run_command", args: { command: "touch p1" } }, { tool: "run_command", args: { command: "touch p2" } }] }, { text: "covered" }),
+      input: readThen(
+        {
+          calls: [
+            { tool: "run_command", args: { command: "touch p1" } },
+            { tool: "run_command", args: { command: "touch p2" } },
+          ],
+        },
+        { text: "covered" },
+      ),
     });
     const parked = await waitForParked(stack, runId);
     expect(parked.pending_approvals).toHaveLength(2);
@@ -114,7 +145,15 @@ describe("grants and rounds that pause on several calls", () => {
         const { chatId, root } = await injectedChat(stack);
         const runId = await stack.run(chatId, {
           allow_bash: true,
-          input: readThen({ calls: [{ tool: "run_command", args: { command: `touch x${index}` } }, { tool: "run_command", args: { command: `touch y${index}` } }] }, { text: `race ${index} done` }),
+          input: readThen(
+            {
+              calls: [
+                { tool: "run_command", args: { command: `touch x${index}` } },
+                { tool: "run_command", args: { command: `touch y${index}` } },
+              ],
+            },
+            { text: `race ${index} done` },
+          ),
         });
         const parked = await waitForParked(stack, runId);
         expect(parked.pending_approvals).toHaveLength(2);

@@ -39,7 +39,11 @@ describe("a side-effecting call after untrusted material pauses for approval", (
     const { chatId, workspaceId, root } = await injectedChat(stack);
     const runId = await stack.run(chatId, {
       allow_bash: true,
-      input: readThen({ tool: "run_command", args: { command: "touch first; echo ran >> count" } }, { tool: "run_command", args: { command: "touch second" } }, { text: "both done" }),
+      input: readThen(
+        { tool: "run_command", args: { command: "touch first; echo ran >> count" } },
+        { tool: "run_command", args: { command: "touch second" } },
+        { text: "both done" },
+      ),
     });
     const parked = await waitForParked(stack, runId);
     expect(parked.status).toBe("awaiting_approval");
@@ -70,12 +74,23 @@ describe("a side-effecting call after untrusted material pauses for approval", (
 
     const listed = (await stack.request("GET", `/api/chats/${chatId}/approvals`)).body.approvals;
     expect(listed).toHaveLength(1);
-    expect(listed[0]).toMatchObject({ id: approvalId, run_id: runId, tool: "run_command", status: "allowed", decision: "allow_task", decided_by: me.id, edited: false });
+    expect(listed[0]).toMatchObject({
+      id: approvalId,
+      run_id: runId,
+      tool: "run_command",
+      status: "allowed",
+      decision: "allow_task",
+      decided_by: me.id,
+      edited: false,
+    });
   });
 
   it("deny answers the call with a tool error saying the user denied it, runs nothing, and the run completes", async () => {
     const { chatId, root } = await injectedChat(stack);
-    const runId = await stack.run(chatId, { allow_bash: true, input: readThen({ tool: "run_command", args: { command: "touch pwned" } }, { text: "understood" }) });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: readThen({ tool: "run_command", args: { command: "touch pwned" } }, { text: "understood" }),
+    });
     const parked = await waitForParked(stack, runId);
     const approvalId = parked.pending_approvals[0].id;
     const decision = await decide(stack, approvalId, "deny");
@@ -102,7 +117,10 @@ describe("a side-effecting call after untrusted material pauses for approval", (
 
   it("an allow with edited arguments runs the edited call, not the original", async () => {
     const { chatId, root } = await injectedChat(stack);
-    const runId = await stack.run(chatId, { allow_bash: true, input: readThen({ tool: "run_command", args: { command: "touch pwned" } }, { text: "edited done" }) });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: readThen({ tool: "run_command", args: { command: "touch pwned" } }, { text: "edited done" }),
+    });
     const parked = await waitForParked(stack, runId);
     const approvalId = parked.pending_approvals[0].id;
     const decision = await decide(stack, approvalId, "allow_task", { arguments: { command: "touch edited" } });

@@ -22,17 +22,26 @@ export async function waitUntil<T>(what: string, check: () => Promise<T | undefi
  * Spawns child-process workers and waits until each has subscribed to the control channel, the
  * last step of its start (its BullMQ worker is pulling jobs by then).
  */
-export async function spawnReadyWorkers(stack: TestStack, count: number, environment: Record<string, string> = {}, timeoutMs = 150_000): Promise<ChildProcess[]> {
+export async function spawnReadyWorkers(
+  stack: TestStack,
+  count: number,
+  environment: Record<string, string> = {},
+  timeoutMs = 150_000,
+): Promise<ChildProcess[]> {
   const redis = new Redis(stack.workerConfig.redisUrl, { maxRetriesPerRequest: 3 });
   try {
     const channel = controlChannel(stack.workerConfig.queuePrefix);
     const before = await subscriberCount(redis, channel);
     const children = Array.from({ length: count }, () => stack.spawnWorker(environment));
-    await waitUntil(`${count} spawned workers ready`, async () => {
-      const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null);
-      if (exited) throw new Error(`a spawned worker exited during start (code ${exited.exitCode}, signal ${exited.signalCode})`);
-      return (await subscriberCount(redis, channel)) >= before + count ? true : undefined;
-    }, timeoutMs);
+    await waitUntil(
+      `${count} spawned workers ready`,
+      async () => {
+        const exited = children.find((child) => child.exitCode !== null || child.signalCode !== null);
+        if (exited) throw new Error(`a spawned worker exited during start (code ${exited.exitCode}, signal ${exited.signalCode})`);
+        return (await subscriberCount(redis, channel)) >= before + count ? true : undefined;
+      },
+      timeoutMs,
+    );
     return children;
   } finally {
     redis.disconnect();
@@ -59,19 +68,27 @@ export function pidOfWorkerId(workerId: string): number {
 
 /** Waits until one of `children` holds the run's lease, and returns it. */
 export async function holderOf(stack: TestStack, runId: string, children: readonly ChildProcess[], timeoutMs = 30_000): Promise<ChildProcess> {
-  return waitUntil(`a worker holding run ${runId}`, async () => {
-    const { leaseOwner } = await leaseOf(stack, runId);
-    if (leaseOwner === null) return undefined;
-    return children.find((child) => child.pid === pidOfWorkerId(leaseOwner));
-  }, timeoutMs);
+  return waitUntil(
+    `a worker holding run ${runId}`,
+    async () => {
+      const { leaseOwner } = await leaseOf(stack, runId);
+      if (leaseOwner === null) return undefined;
+      return children.find((child) => child.pid === pidOfWorkerId(leaseOwner));
+    },
+    timeoutMs,
+  );
 }
 
 /** Waits until Postgres holds a durable event of the run matching `type` (polls the database, not the API: faster). */
 export async function waitForStoredEvent(stack: TestStack, runId: string, type: string, timeoutMs = 60_000): Promise<RunEvent> {
-  return waitUntil(`run ${runId}: event ${type}`, async () => {
-    const row = await stack.prisma.runEvent.findFirst({ where: { runId, type }, orderBy: { seq: "asc" } });
-    return row ? { seq: row.seq, type: row.type, at: row.createdAt.toISOString(), data: row.data as Record<string, any> } : undefined;
-  }, timeoutMs);
+  return waitUntil(
+    `run ${runId}: event ${type}`,
+    async () => {
+      const row = await stack.prisma.runEvent.findFirst({ where: { runId, type }, orderBy: { seq: "asc" } });
+      return row ? { seq: row.seq, type: row.type, at: row.createdAt.toISOString(), data: row.data as Record<string, any> } : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** The spawned workers that are still alive. */

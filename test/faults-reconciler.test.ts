@@ -16,7 +16,10 @@ describe("the reconciler and non-executable jobs", () => {
   beforeAll(async () => {
     stack = await startTestStack({ workers: 0, worker: { reconcileIntervalMs: 60_000 } });
     redis = createTestRedis();
-    queues = [new RunQueue({ connection: redis, prefix: stack.workerConfig.queuePrefix }), new RunQueue({ connection: redis, prefix: stack.workerConfig.queuePrefix })];
+    queues = [
+      new RunQueue({ connection: redis, prefix: stack.workerConfig.queuePrefix }),
+      new RunQueue({ connection: redis, prefix: stack.workerConfig.queuePrefix }),
+    ];
   });
   afterAll(async () => {
     for (const queue of queues ?? []) await queue.close().catch(() => undefined);
@@ -29,7 +32,9 @@ describe("the reconciler and non-executable jobs", () => {
   /** Waits for the worker to finish the job (BullMQ's own `completed` event) and returns its return value. */
   const jobResult = (jobId: string) =>
     waitUntil(`job ${jobId} completed`, async () => {
-      const entry = (await queueEvents(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix)).find((candidate) => candidate.event === "completed" && candidate.jobId === jobId);
+      const entry = (await queueEvents(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix)).find(
+        (candidate) => candidate.event === "completed" && candidate.jobId === jobId,
+      );
       return entry ? JSON.parse(entry.returnvalue ?? "null") : undefined;
     });
 
@@ -73,7 +78,11 @@ describe("the reconciler and non-executable jobs", () => {
       const chatId = await stack.createChat({ workspaceId });
       // Reading a file taints the run, so the write after it waits for a human.
       const parkedRun = await stack.run(chatId, {
-        input: scenarioInput([{ tool: "read_file", args: { path: "a.txt" } }, { tool: "write_file", args: { path: "a.txt", content: "beta\n" } }, { text: "wrote it" }]),
+        input: scenarioInput([
+          { tool: "read_file", args: { path: "a.txt" } },
+          { tool: "write_file", args: { path: "a.txt", content: "beta\n" } },
+          { text: "wrote it" },
+        ]),
       });
       const parked = await stack.waitForRun(parkedRun, (run) => run.status === "awaiting_approval", 30_000);
       const blockedRun = await stack.run(chatId, { multitask: "enqueue", input: scenarioInput([{ text: "second" }]) });
@@ -84,14 +93,18 @@ describe("the reconciler and non-executable jobs", () => {
       for (const runId of [finishedRun, parkedRun, blockedRun]) expect(await jobResult(runJobId(runId, runGeneration(900, 900)))).toBe("skipped");
 
       const after = await stack.prisma.run.findMany({ where: { id: { in: [finishedRun, parkedRun, blockedRun] } }, orderBy: { id: "asc" } });
-      expect(after.map((run) => [run.id, run.status, run.lastEventSeq, run.leaseVersion])).toEqual(before.map((run) => [run.id, run.status, run.lastEventSeq, run.leaseVersion]));
+      expect(after.map((run) => [run.id, run.status, run.lastEventSeq, run.leaseVersion])).toEqual(
+        before.map((run) => [run.id, run.status, run.lastEventSeq, run.leaseVersion]),
+      );
       expect((await stack.getRun(blockedRun)).status).toBe("queued");
       expect((await stack.events(blockedRun)).map((event) => event.type)).toEqual(["run.queued"]);
       // Nor does the reconciler start the blocked run (or the others).
       expect((await reconcileRuns({ prisma: stack.prisma, runQueue: queues[0]!, graceMs: 0 })).scheduled).toEqual([]);
 
       // Once the earlier run ends, the queued one starts on its own.
-      const decision = await stack.request("POST", "/api/approvals", { body: { tool_approval_id: parked.pending_approvals[0].id, tool_approval_decision: "deny" } });
+      const decision = await stack.request("POST", "/api/approvals", {
+        body: { tool_approval_id: parked.pending_approvals[0].id, tool_approval_decision: "deny" },
+      });
       expect(decision.status).toBe(202);
       expect(await stack.waitForRun(parkedRun, undefined, 30_000)).toMatchObject({ status: "completed" });
       expect(await stack.waitForRun(blockedRun, undefined, 30_000)).toMatchObject({ status: "completed", output: "second" });

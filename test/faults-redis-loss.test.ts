@@ -9,7 +9,6 @@ import { expectContiguous, startTestStack, type TestStack } from "./support/test
 import { expectWellFormedTranscript, spawnReadyWorkers, startedCallIds, waitForStoredEvent, waitUntil } from "./faults-helpers.ts";
 import { freePort } from "./support/free-port.ts";
 
-
 async function startPrivateRedis(): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
@@ -51,7 +50,11 @@ describe("Redis losing everything mid-run", () => {
       const runId = await stack.run(chatId, {
         // Round 2's answer is held 2 s: a run seen between its tools is still running when Redis is
         // flushed, and with two worker slots busy that long, later runs are still waiting in Redis.
-        input: scenarioInput([{ ...slow, tool: "list_files", args: {} }, { ...slow, tool: "list_files", args: { path: "." }, delayMs: 2_000 }, { text: `run ${index} done` }]),
+        input: scenarioInput([
+          { ...slow, tool: "list_files", args: {} },
+          { ...slow, tool: "list_files", args: { path: "." }, delayMs: 2_000 },
+          { text: `run ${index} done` },
+        ]),
       });
       runs.push({ chatId, runId });
     }

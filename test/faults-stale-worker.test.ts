@@ -50,10 +50,14 @@ describe("a stale worker", () => {
       // answer it before the frozen worker's 3 s lease runs out).
       expect((await stack.events(runId)).some((event) => event.type === "message.completed")).toBe(false);
       // The lease (3 s) runs out; the reconciler of the other worker re-enqueues the run, which it takes.
-      const takeover = await waitUntil("the run taken over by the other worker", async () => {
-        const lease = await leaseOf(stack, runId);
-        return lease.leaseVersion > taken.leaseVersion && lease.leaseOwner !== null ? lease : undefined;
-      }, 60_000);
+      const takeover = await waitUntil(
+        "the run taken over by the other worker",
+        async () => {
+          const lease = await leaseOf(stack, runId);
+          return lease.leaseVersion > taken.leaseVersion && lease.leaseOwner !== null ? lease : undefined;
+        },
+        60_000,
+      );
       expect(pidOfWorkerId(takeover.leaseOwner!)).not.toBe(stale.pid);
       staleEvents = (await stack.events(runId)).length;
     } finally {

@@ -82,14 +82,12 @@ describe("loop guards and malformed calls", () => {
   });
 
   it("a model that promises an action without calling a tool is nudged once", async () => {
-    const { run, events } = await runToEnd([
-      { text: "I will now read the file notes.txt." },
-      { tool: "list_files", args: {} },
-      { text: "here is the answer" },
-    ]);
+    const { run, events } = await runToEnd([{ text: "I will now read the file notes.txt." }, { tool: "list_files", args: {} }, { text: "here is the answer" }]);
     expect(run).toMatchObject({ status: "completed", output: "here is the answer" });
     expect(events.filter((event) => event.type === "guard.triggered").map((event) => event.data.guard)).toEqual(["promised_action"]);
-    const nudged = stack.provider.requests.find((request) => request.messages.at(-1)?.role === "user" && /did not call a tool/.test(String(request.messages.at(-1)?.content)));
+    const nudged = stack.provider.requests.find(
+      (request) => request.messages.at(-1)?.role === "user" && /did not call a tool/.test(String(request.messages.at(-1)?.content)),
+    );
     expect(nudged).toBeDefined();
   });
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { applyMigrations } from "@agentq/core/store/migrations/apply-migrations";
 import { MigrationError } from "@agentq/core/store/migrations/migration-errors";
 import { withDatabase } from "@agentq/core/store/migrations/database-url";
@@ -33,7 +33,10 @@ async function copyOfMigrations(): Promise<string> {
 
 async function migrationNames(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true });
-  return entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 async function query<Row extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<Row[]> {
@@ -57,8 +60,7 @@ interface MigrationRow {
   applied_steps_count: number;
 }
 
-const migrationRows = (url: string) =>
-  query<MigrationRow>(url, "SELECT * FROM _prisma_migrations ORDER BY migration_name, started_at");
+const migrationRows = (url: string) => query<MigrationRow>(url, "SELECT * FROM _prisma_migrations ORDER BY migration_name, started_at");
 
 /**
  * Runs the migrate command to completion as its own process. `node --import tsx` rather than
@@ -175,11 +177,10 @@ describe.concurrent("applyMigrations", () => {
     const database = freshDatabase();
     await applyMigrations({ databaseUrl: database.url, migrationsDirectory: directory });
     // What `prisma migrate deploy` leaves behind when a migration fails half-way.
-    await query(
-      database.url,
-      `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs) VALUES ($1, $2, '20990101000000_half_done', 'boom')`,
-      [crypto.randomUUID(), "0".repeat(64)],
-    );
+    await query(database.url, `INSERT INTO _prisma_migrations (id, checksum, migration_name, logs) VALUES ($1, $2, '20990101000000_half_done', 'boom')`, [
+      crypto.randomUUID(),
+      "0".repeat(64),
+    ]);
     await mkdir(join(directory, "20990101000000_half_done"));
     await writeFile(join(directory, "20990101000000_half_done", "migration.sql"), "CREATE TABLE half_done_probe (id INTEGER);\n");
 
@@ -224,9 +225,7 @@ describe.concurrent("applyMigrations", () => {
       url.username = role;
       await expect(applyMigrations({ databaseUrl: url.toString(), migrationsDirectory: MIGRATIONS_DIRECTORY })).rejects.toMatchObject({
         code: "database_create_forbidden",
-        message: expect.stringMatching(
-          new RegExp(`createdb -h 127\\.0\\.0\\.1 -p 5432 -O ${role} ${database.name}.*CREATE DATABASE "${database.name}"`),
-        ),
+        message: expect.stringMatching(new RegExp(`createdb -h 127\\.0\\.0\\.1 -p 5432 -O ${role} ${database.name}.*CREATE DATABASE "${database.name}"`)),
       });
       expect(await query(ADMIN_DATABASE_URL, "SELECT 1 FROM pg_database WHERE datname = $1", [database.name])).toEqual([]);
     } finally {

@@ -32,7 +32,10 @@ describe("run_command's environment", () => {
   async function envOutput(timeoutMs: number): Promise<string> {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
-    const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "run_command", args: { command: "env; echo END-OF-ENV" } }, { text: "ok" }]) });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([{ tool: "run_command", args: { command: "env; echo END-OF-ENV" } }, { text: "ok" }]),
+    });
     expect(await stack.waitForRun(runId, undefined, timeoutMs)).toMatchObject({ status: "completed" });
     const completed = (await stack.events(runId)).find((event) => event.type === "tool.completed");
     expect(completed?.data).toMatchObject({ tool: "run_command", ok: true });

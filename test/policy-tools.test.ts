@@ -38,7 +38,12 @@ function allSwitchCombinations(): Switches[] {
 }
 
 function toolsQuery(switches: Switches, workspaceId: string): string {
-  const query = new URLSearchParams({ mode: switches.mode, allow_bash: String(switches.allowBash), allow_web_search: String(switches.allowWebSearch), use_web: String(switches.useWeb) });
+  const query = new URLSearchParams({
+    mode: switches.mode,
+    allow_bash: String(switches.allowBash),
+    allow_web_search: String(switches.allowWebSearch),
+    use_web: String(switches.useWeb),
+  });
   if (switches.workspace) query.set("workspace_id", workspaceId);
   return `/api/tools?${query}`;
 }
@@ -83,7 +88,11 @@ describe("which tools a run is offered, and the executor's re-check", () => {
         const response = await stack.request("GET", toolsQuery(switches, workspaceId), { token });
         expect(response.status).toBe(200);
         const names = response.body.tools.map((tool: any) => tool.name).sort();
-        expect({ switches, token: token ? "member" : "admin", names }).toEqual({ switches, token: token ? "member" : "admin", names: expectedToolNames(switches) });
+        expect({ switches, token: token ? "member" : "admin", names }).toEqual({
+          switches,
+          token: token ? "member" : "admin",
+          names: expectedToolNames(switches),
+        });
       }
     }
   });
@@ -118,8 +127,16 @@ describe("which tools a run is offered, and the executor's re-check", () => {
   it("GET /api/tools equals what the model receives for a run with the same switches", async () => {
     const cases: { switches: Switches; token?: string; workspaceId: string }[] = [
       { switches: { mode: "agent", allowBash: true, allowWebSearch: true, useWeb: true, workspace: true }, workspaceId: adminWorkspace },
-      { switches: { mode: "agent", allowBash: false, allowWebSearch: true, useWeb: false, workspace: true }, token: member.token, workspaceId: memberWorkspace },
-      { switches: { mode: "agent", allowBash: true, allowWebSearch: false, useWeb: true, workspace: false }, token: member.token, workspaceId: memberWorkspace },
+      {
+        switches: { mode: "agent", allowBash: false, allowWebSearch: true, useWeb: false, workspace: true },
+        token: member.token,
+        workspaceId: memberWorkspace,
+      },
+      {
+        switches: { mode: "agent", allowBash: true, allowWebSearch: false, useWeb: true, workspace: false },
+        token: member.token,
+        workspaceId: memberWorkspace,
+      },
       { switches: { mode: "agent", allowBash: false, allowWebSearch: true, useWeb: true, workspace: false }, workspaceId: adminWorkspace },
       { switches: { mode: "guide", allowBash: true, allowWebSearch: true, useWeb: true, workspace: true }, workspaceId: adminWorkspace },
     ];
@@ -128,7 +145,13 @@ describe("which tools a run is offered, and the executor's re-check", () => {
       const chatId = await stack.createChat({ workspaceId: switches.workspace ? workspaceId : undefined, token });
       const runId = await stack.run(
         chatId,
-        { input: scenarioInput([{ text: "ok" }], marker), mode: switches.mode, allow_bash: switches.allowBash, allow_web_search: switches.allowWebSearch, use_web: switches.useWeb },
+        {
+          input: scenarioInput([{ text: "ok" }], marker),
+          mode: switches.mode,
+          allow_bash: switches.allowBash,
+          allow_web_search: switches.allowWebSearch,
+          use_web: switches.useWeb,
+        },
         token,
       );
       expect(await waitForFinished(stack, runId, token)).toMatchObject({ status: "completed" });
@@ -212,7 +235,10 @@ describe("which tools a run is offered, and the executor's re-check", () => {
       expect(offered).toContain("read_file");
       const chatId = await stack.createChat({ workspaceId: adminWorkspace });
       const marker = `family-off-${Date.now()}`;
-      const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "run_command", args: { command: "touch family-off" } }, { text: "ok" }], marker) });
+      const runId = await stack.run(chatId, {
+        allow_bash: true,
+        input: scenarioInput([{ tool: "run_command", args: { command: "touch family-off" } }, { text: "ok" }], marker),
+      });
       expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed" });
       expect(requestsOf(stack, marker)[0]!.tools.map((tool) => tool.name)).not.toContain("run_command");
       expect(await fileExists(root, "family-off")).toBe(false);
@@ -241,7 +267,12 @@ describe("taint", () => {
     const runId = await stack.run(chatId, {
       allow_bash: true,
       input: scenarioInput([
-        { calls: [{ tool: "read_file", args: { path: "notes.md" } }, { tool: "run_command", args: { command: "touch same-round" } }] },
+        {
+          calls: [
+            { tool: "read_file", args: { path: "notes.md" } },
+            { tool: "run_command", args: { command: "touch same-round" } },
+          ],
+        },
         { tool: "run_command", args: { command: "touch next-round" } },
         { text: "ok" },
       ]),
@@ -288,7 +319,10 @@ describe("taint", () => {
     const chatId = await stack.createChat({ workspaceId });
     const first = await stack.run(chatId, { input: scenarioInput([{ tool: "list_files", args: {} }, { text: "listed" }]) });
     expect(await waitForFinished(stack, first)).toMatchObject({ status: "completed" });
-    const second = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "run_command", args: { command: "touch carried" } }, { text: "ok" }]) });
+    const second = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([{ tool: "run_command", args: { command: "touch carried" } }, { text: "ok" }]),
+    });
     expect((await waitForParked(stack, second)).status).toBe("awaiting_approval");
     expect(await fileExists(root, "carried")).toBe(false);
     expect((await stack.request("POST", `/api/runs/${second}/cancel`)).status).toBe(202);

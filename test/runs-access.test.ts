@@ -27,7 +27,12 @@ describe("runs and chats are visible only to their owner (invariant 7)", () => {
     // The run parks on an approval, so it is still active while the other user pokes at it.
     const runId = await stack.run(
       chatId,
-      { input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }]) },
+      {
+        input: scenarioInput([
+          { tool: "read_file", args: { path: "notes.txt" } },
+          { tool: "write_file", args: { path: "o.txt", content: "o" } },
+        ]),
+      },
       owner.token,
     );
     await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, owner.token);

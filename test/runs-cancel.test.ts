@@ -90,7 +90,12 @@ describe("cancelling runs (POST /api/runs/:id/cancel)", () => {
     const runId = await stack.run(chatId, {
       allow_bash: true,
       input: scenarioInput([
-        { calls: [{ tool: "run_command", args: { command: "sleep 30" } }, { tool: "write_file", args: { path: "later.txt", content: "later" } }] },
+        {
+          calls: [
+            { tool: "run_command", args: { command: "sleep 30" } },
+            { tool: "write_file", args: { path: "later.txt", content: "later" } },
+          ],
+        },
         { text: "never reached" },
       ]),
     });

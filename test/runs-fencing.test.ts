@@ -50,7 +50,12 @@ describe("a run failed without a lease", () => {
     const runId = await stack.run(chatId, { input: "hello" });
     const held = await acquireRun(stack.prisma, { runId, owner: "worker-a", leaseMs: 60_000 });
     if (held.kind !== "acquired") throw new Error(`could not take the run: ${held.kind}`);
-    const events = await failRunWithoutLease({ prisma: stack.prisma, clock: systemClock }, runId, { code: "internal_error", message: "boom" }, { lease: held.lease });
+    const events = await failRunWithoutLease(
+      { prisma: stack.prisma, clock: systemClock },
+      runId,
+      { code: "internal_error", message: "boom" },
+      { lease: held.lease },
+    );
     expect(events.map((event) => event.type)).toEqual(["run.failed"]);
     // Nobody can take a failed run again.
     expect((await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 })).kind).toBe("not_executable");

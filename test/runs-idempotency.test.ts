@@ -66,7 +66,10 @@ describe("idempotency_key", () => {
     const user = await stack.prisma.idempotencyKey.findFirstOrThrow({ where: { key: "key-expiring" } });
     expect(user.runId).toBe(first.body.id);
     expect(Math.abs(user.expiresAt.getTime() - (Date.now() + 24 * 60 * 60 * 1000))).toBeLessThan(60_000);
-    await stack.prisma.idempotencyKey.update({ where: { userId_key: { userId: user.userId, key: "key-expiring" } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await stack.prisma.idempotencyKey.update({
+      where: { userId_key: { userId: user.userId, key: "key-expiring" } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
 
     const second = await stack.startRun(chatId, body);
     expect(second.status).toBe(202);

@@ -179,7 +179,9 @@ describe("multitask: a new run in a chat that already has an active one", () => 
 
     const enqueueChat = await stack.createChat();
     const responses = await Promise.all(
-      [1, 2, 3, 4].map((index) => stack.startRun(enqueueChat, { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }], `run ${index}`), multitask: "enqueue" })),
+      [1, 2, 3, 4].map((index) =>
+        stack.startRun(enqueueChat, { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }], `run ${index}`), multitask: "enqueue" }),
+      ),
     );
     expect(responses.map((response) => response.status)).toEqual([202, 202, 202, 202]);
     const runIds = responses.map((response) => response.body.id as string);
@@ -213,17 +215,32 @@ describe("multitask: a new run in a chat that already has an active one", () => 
         [1, 2, 3, 4].map(() =>
           createRun(
             { prisma: stack.prisma, clock: () => at, generateId },
-            { userId, chatId, input: "queued only", model: "fake-model", mode: "agent", allowBash: false, allowWebSearch: false, useWeb: false, multitask: "enqueue" },
+            {
+              userId,
+              chatId,
+              input: "queued only",
+              model: "fake-model",
+              mode: "agent",
+              allowBash: false,
+              allowWebSearch: false,
+              useWeb: false,
+              multitask: "enqueue",
+            },
           ),
         ),
       );
       const runnable = created.filter((result) => result.runnable);
       expect(runnable).toHaveLength(1);
-      const ordered = await stack.prisma.run.findMany({ where: { chatId }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, createdAt: true } });
+      const ordered = await stack.prisma.run.findMany({
+        where: { chatId },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        select: { id: true, createdAt: true },
+      });
       expect(ordered).toHaveLength(4);
       expect(ordered[0]!.id).toBe(runnable[0]!.runId);
       // Each later run is stamped after the one before it, so no two tie.
-      for (let index = 1; index < ordered.length; index += 1) expect(ordered[index]!.createdAt.getTime()).toBeGreaterThan(ordered[index - 1]!.createdAt.getTime());
+      for (let index = 1; index < ordered.length; index += 1)
+        expect(ordered[index]!.createdAt.getTime()).toBeGreaterThan(ordered[index - 1]!.createdAt.getTime());
     }
   });
 

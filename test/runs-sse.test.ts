@@ -77,7 +77,13 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     const text = await response.text();
     const isStream = response.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
     const messages = isStream ? parseSse(text) : [];
-    return { status: response.status, contentType: response.headers.get("content-type"), messages, events: messages.map((message) => JSON.parse(message.data) as RunEvent), text };
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      messages,
+      events: messages.map((message) => JSON.parse(message.data) as RunEvent),
+      text,
+    };
   }
 
   it("streams a live run's events as id:/data: messages and closes after the run finishes", async () => {
@@ -185,7 +191,10 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     await stack.putFile(workspaceId, "notes.txt", "notes");
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
-      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }]),
+      input: scenarioInput([
+        { tool: "read_file", args: { path: "notes.txt" } },
+        { tool: "write_file", args: { path: "o.txt", content: "o" } },
+      ]),
     });
     const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
     const controller = new AbortController();

@@ -5,7 +5,12 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 /** A run parked on two calls of one round, both awaiting approval (the file read tainted the run). */
 const TWO_PARKED_CALLS = readThen(
-  { calls: [{ tool: "run_command", args: { command: "touch left" } }, { tool: "run_command", args: { command: "touch right" } }] },
+  {
+    calls: [
+      { tool: "run_command", args: { command: "touch left" } },
+      { tool: "run_command", args: { command: "touch right" } },
+    ],
+  },
   { text: "never reached" },
 );
 

@@ -132,7 +132,9 @@ describe("WebSocket /api/ws", () => {
   });
 
   it("one socket follows several runs, each contiguous and tagged with its run id", async () => {
-    const runIds = await Promise.all([1, 2, 3].map(async (index) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }]) })));
+    const runIds = await Promise.all(
+      [1, 2, 3].map(async (index) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: `answer ${index}`, chunkDelayMs: 20 }]) })),
+    );
     const socket = await stack.connectWebSocket();
     for (const runId of runIds) socket.send({ type: "subscribe", run_id: runId, after: 0 });
     await socket.waitFor(() => runIds.every((runId) => socket.events(runId).some((event: RunEvent) => event.type === "run.completed")), 30_000);
@@ -149,7 +151,11 @@ describe("WebSocket /api/ws", () => {
     const chatId = await stack.createChat({ workspaceId });
     // Parks on an approval after the read: the run is still going when the socket unsubscribes.
     const runId = await stack.run(chatId, {
-      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }, { text: "resumed" }]),
+      input: scenarioInput([
+        { tool: "read_file", args: { path: "notes.txt" } },
+        { tool: "write_file", args: { path: "o.txt", content: "o" } },
+        { text: "resumed" },
+      ]),
     });
     const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
     const socket = await stack.connectWebSocket();
@@ -161,7 +167,9 @@ describe("WebSocket /api/ws", () => {
     await socket.waitFor(() => socket.events(probe).some((event) => event.type === "run.completed"));
     const seenBefore = socket.events(runId).length;
 
-    const decision = await stack.request("POST", "/api/approvals", { body: { tool_approval_id: parked.pending_approvals[0].id, tool_approval_decision: "allow_task" } });
+    const decision = await stack.request("POST", "/api/approvals", {
+      body: { tool_approval_id: parked.pending_approvals[0].id, tool_approval_decision: "allow_task" },
+    });
     expect(decision.status).toBe(202);
     await stack.waitForRun(runId);
     // A second probe after the run finished: anything the run published would have arrived by now.
@@ -199,7 +207,10 @@ describe("WebSocket /api/ws", () => {
     await stack.putFile(workspaceId, "notes.txt", "notes");
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
-      input: scenarioInput([{ tool: "read_file", args: { path: "notes.txt" } }, { tool: "write_file", args: { path: "o.txt", content: "o" } }]),
+      input: scenarioInput([
+        { tool: "read_file", args: { path: "notes.txt" } },
+        { tool: "write_file", args: { path: "o.txt", content: "o" } },
+      ]),
     });
     await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
 
@@ -257,7 +268,11 @@ describe("WebSocket /api/ws", () => {
     socket.send({ type: "subscribe", run_id: runId, after: -5 });
     socket.send({ type: "subscribe", run_id: `${runId}\u0000` });
     await socket.waitFor((messages) => messages.filter((message) => message.type === "error").length >= 3);
-    expect(socket.messages.filter((message) => message.type === "error").map((message) => message.code)).toEqual(["invalid_request", "invalid_request", "invalid_request"]);
+    expect(socket.messages.filter((message) => message.type === "error").map((message) => message.code)).toEqual([
+      "invalid_request",
+      "invalid_request",
+      "invalid_request",
+    ]);
     socket.send({ type: "subscribe", run_id: runId, after: 0 });
     await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"));
     expectContiguous(socket.events(runId));

@@ -286,7 +286,7 @@ describe("prisma/schema.prisma and prisma/migrations", () => {
       const expected = await describeSchema(schemaText);
       expect(expected.filter((line) => !actual.includes(line))).toEqual([
         "column runs.allow_web_search boolean not null default true",
-        "enum \"RunMode\" (agent, guide)",
+        'enum "RunMode" (agent, guide)',
         "index runs_chat_id_status_idx: runs (chat_id, status)",
       ]);
     } finally {

@@ -23,16 +23,21 @@ describe("a tool handler that fails", () => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack({ workers: 0 });
-    await stack.startWorker({}, { extraTools: [
-      // Throws before returning a promise, and rejects: the two ways a handler can fail.
-      failingTool("throw_at_once", () => {
-        throw new Error("disk on fire");
-      }),
-      failingTool("reject_later", async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        throw new TypeError("cannot read properties of undefined");
-      }),
-    ] });
+    await stack.startWorker(
+      {},
+      {
+        extraTools: [
+          // Throws before returning a promise, and rejects: the two ways a handler can fail.
+          failingTool("throw_at_once", () => {
+            throw new Error("disk on fire");
+          }),
+          failingTool("reject_later", async () => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            throw new TypeError("cannot read properties of undefined");
+          }),
+        ],
+      },
+    );
   });
   afterAll(async () => {
     await stack?.close();
@@ -55,7 +60,10 @@ describe("a tool handler that fails", () => {
     expect(results[0]!.data.error).toContain("disk on fire");
     expect(results[1]!.data.error).toContain("cannot read properties of undefined");
     // The last model request carried both errors as tool results.
-    const toolMessages = stack.provider.requests.at(-1)!.messages.filter((message) => message.role === "tool").map((message) => String(message.content));
+    const toolMessages = stack.provider.requests
+      .at(-1)!
+      .messages.filter((message) => message.role === "tool")
+      .map((message) => String(message.content));
     expect(toolMessages).toEqual([expect.stringContaining("disk on fire"), expect.stringContaining("cannot read properties of undefined")]);
   });
 });

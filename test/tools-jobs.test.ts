@@ -16,7 +16,10 @@ const run = promisify(execFile);
 async function processesMatching(marker: string): Promise<number[]> {
   try {
     const { stdout } = await run("pgrep", ["-f", marker]);
-    return stdout.split("\n").filter((line) => line.trim() !== "").map(Number);
+    return stdout
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map(Number);
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -120,7 +123,10 @@ describe("background jobs", () => {
     await stack.request("PATCH", "/api/settings", { body: { job_max_running: 1 } });
     const first = await startJob("sleep 300");
     const chatId = await stack.createChat({ workspaceId });
-    const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "start_job", args: { command: "sleep 300" } }, { text: "refused" }]) });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([{ tool: "start_job", args: { command: "sleep 300" } }, { text: "refused" }]),
+    });
     await stack.waitForRun(runId);
     const result = (await stack.events(runId)).find((event) => event.type === "tool.completed");
     expect(result?.data).toMatchObject({ tool: "start_job", ok: false });
@@ -193,7 +199,10 @@ describe("a worker that dies with a job running", () => {
     const marker = `agentq-orphan-${Date.now()}`;
     const runId = await stack.run(chatId, {
       allow_bash: true,
-      input: scenarioInput([{ tool: "start_job", args: { command: `(setsid exec -a ${marker}-escape sleep 300) & exec -a ${marker} sleep 300` } }, { text: "started" }]),
+      input: scenarioInput([
+        { tool: "start_job", args: { command: `(setsid exec -a ${marker}-escape sleep 300) & exec -a ${marker} sleep 300` } },
+        { text: "started" },
+      ]),
     });
     await stack.waitForRun(runId, undefined, 60_000);
     const jobId = (await stack.events(runId)).find((event) => event.type === "tool.completed")!.data.data.job_id as string;

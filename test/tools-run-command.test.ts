@@ -186,10 +186,7 @@ describe("run_command", () => {
   });
 
   it("caps the output, keeping its beginning and end and saying how much was cut", async () => {
-    const result = await tool({ outputLimitBytes: 1_000 }).execute(
-      { command: "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END" },
-      context(),
-    );
+    const result = await tool({ outputLimitBytes: 1_000 }).execute({ command: "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' a; echo; echo END" }, context());
     const output = textOf(result);
     expect(output).toContain("BEGIN");
     expect(output.trimEnd().endsWith("END")).toBe(true);

@@ -14,7 +14,7 @@ import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-pr
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import type { ToolContext, ToolResult } from "@agentq/core/tools/tool-definition";
 import { testSandbox } from "./support/sandbox.ts";
-import { requestJson, startTestApi } from "./support/test-api.ts";
+import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 const SECRETS = {
@@ -59,7 +59,11 @@ function context(overrides: Partial<ToolContext> = {}): ToolContext {
 }
 
 async function sh(command: string, options: { network?: boolean; timeout?: number; sandbox?: ProcessSandbox } = {}): Promise<ToolResult & { text: string }> {
-  const tool = createRunCommandTool({ environment: buildToolEnvironment(process.env, ["PATH", "HOME", "LANG", "TERM"]), sandbox: options.sandbox ?? sandbox, killGraceMs: 500 });
+  const tool = createRunCommandTool({
+    environment: buildToolEnvironment(process.env, ["PATH", "HOME", "LANG", "TERM"]),
+    sandbox: options.sandbox ?? sandbox,
+    killGraceMs: 500,
+  });
   const result = await tool.execute(
     { command, timeout_seconds: options.timeout ?? 20 },
     context({ settings: { webFetchAllow: [], processNetwork: options.network ?? false } }),
@@ -77,7 +81,9 @@ function expectNoSecret(text: string): void {
 describe("inside the sandbox", () => {
   it("no environment a command can read holds a secret: its own, pid 1's, its parent's", async () => {
     for (const [name, value] of Object.entries(SECRETS)) expect(process.env[name]).toBe(value);
-    const result = await sh("env; echo ---; cat /proc/self/environ; echo; cat /proc/1/environ; echo; cat /proc/$PPID/environ; echo; for f in /proc/[0-9]*/environ; do cat $f; echo; done");
+    const result = await sh(
+      "env; echo ---; cat /proc/self/environ; echo; cat /proc/1/environ; echo; cat /proc/$PPID/environ; echo; for f in /proc/[0-9]*/environ; do cat $f; echo; done",
+    );
     expect(result.ok).toBe(true);
     expect(result.text).toContain("PATH=");
     expectNoSecret(result.text);
@@ -94,7 +100,12 @@ describe("inside the sandbox", () => {
   it("cannot list the workspaces root or read another workspace by its absolute path", async () => {
     const listing = await sh(`ls -a ${base}`);
     // Only the way down to its own workspace exists in here.
-    expect(listing.text.split("\n").slice(1).filter((line) => line !== "" && line !== "." && line !== "..")).toEqual(["ws_mine"]);
+    expect(
+      listing.text
+        .split("\n")
+        .slice(1)
+        .filter((line) => line !== "" && line !== "." && line !== ".."),
+    ).toEqual(["ws_mine"]);
     const other = await sh(`cat ${otherWorkspace}/private.txt`);
     expect(other.text).toContain("No such file or directory");
     expect(other.text).not.toContain("OTHER-USERS-PRIVATE-TEXT");
@@ -105,7 +116,9 @@ describe("inside the sandbox", () => {
 
   it("cannot write outside the workspace; /tmp is its own and gone afterwards", async () => {
     const marker = `outside-${Date.now()}`;
-    const result = await sh(`touch /usr/${marker}; touch /${marker}; touch /etc/${marker}; touch ${base}/${marker}; echo private > /tmp/${marker} && cat /tmp/${marker}`);
+    const result = await sh(
+      `touch /usr/${marker}; touch /${marker}; touch /etc/${marker}; touch ${base}/${marker}; echo private > /tmp/${marker} && cat /tmp/${marker}`,
+    );
     expect(result.text).toContain("Read-only file system");
     expect(result.text).toContain("private");
     for (const directory of ["/usr", "/", "/etc", base, "/tmp"]) expect(await readdir(directory)).not.toContain(marker);
@@ -153,7 +166,13 @@ describe("inside the sandbox", () => {
 
   it("the workspace is read-write and real work gets done: write, compile, run, read back", async () => {
     const result = await sh(
-      ["cat > hello.c <<'EOF'", "#include <stdio.h>", 'int main(void) { printf("built %d\\n", 6 * 7); return 0; }', "EOF", "cc -o hello hello.c && ./hello > out.txt && cat out.txt && pwd"].join("\n"),
+      [
+        "cat > hello.c <<'EOF'",
+        "#include <stdio.h>",
+        'int main(void) { printf("built %d\\n", 6 * 7); return 0; }',
+        "EOF",
+        "cc -o hello hello.c && ./hello > out.txt && cat out.txt && pwd",
+      ].join("\n"),
     );
     expect(result.text).toContain("built 42");
     expect(result.text).toContain(workspace);
@@ -175,7 +194,10 @@ describe("a worker with secrets in its environment", () => {
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
       allow_bash: true,
-      input: scenarioInput([{ tool: "run_command", args: { command: "cat /proc/$PPID/environ /proc/1/environ /proc/self/environ | tr '\\0' '\\n'; env" } }, { text: "done" }]),
+      input: scenarioInput([
+        { tool: "run_command", args: { command: "cat /proc/$PPID/environ /proc/1/environ /proc/self/environ | tr '\\0' '\\n'; env" } },
+        { text: "done" },
+      ]),
     });
     await stack.waitForRun(runId);
     const result = (await stack.events(runId)).find((event) => event.type === "tool.completed");
@@ -190,7 +212,7 @@ describe("where bubblewrap cannot start", () => {
     const originalPath = process.env.PATH;
     // The API probes at start with its PATH: one without bwrap is a host without bubblewrap.
     process.env.PATH = emptyBin;
-    let api;
+    let api: TestApi;
     try {
       api = await startTestApi();
     } finally {

@@ -10,7 +10,12 @@ import type { HttpResult, TestStack } from "./test-stack.ts";
 
 export type ApprovalDecision = "allow_task" | "allow_chat" | "deny";
 
-export function decide(stack: TestStack, approvalId: string, decision: ApprovalDecision, options: { arguments?: unknown; token?: string } = {}): Promise<HttpResult> {
+export function decide(
+  stack: TestStack,
+  approvalId: string,
+  decision: ApprovalDecision,
+  options: { arguments?: unknown; token?: string } = {},
+): Promise<HttpResult> {
   return stack.request("POST", "/api/approvals", {
     token: options.token,
     body: { tool_approval_id: approvalId, tool_approval_decision: decision, ...(options.arguments !== undefined ? { arguments: options.arguments } : {}) },

@@ -96,10 +96,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 async function templateDatabaseName(): Promise<string> {
   // Imported lazily: global-setup.ts imports this module too, and there `vitest` is not a test runtime.
-  const provided = await import("vitest").then(
-    ({ inject }) => inject("agentqTemplateDatabase"),
-    () => undefined,
-  ).catch(() => undefined);
+  const provided = await import("vitest")
+    .then(
+      ({ inject }) => inject("agentqTemplateDatabase"),
+      () => undefined,
+    )
+    .catch(() => undefined);
   if (provided !== undefined && provided !== "") return provided;
   // A process a test spawned (no vitest runtime) inherits the name through the environment.
   const fromEnvironment = process.env[TEMPLATE_DATABASE_ENV];

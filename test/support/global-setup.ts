@@ -39,9 +39,7 @@ export async function prepareTemplateDatabase(): Promise<string> {
   const name = `${TEMPLATE_DATABASE_PREFIX}${await hashDirectory(MIGRATIONS_DIRECTORY)}`;
   await applyMigrations({ databaseUrl: testDatabaseUrl(name), migrationsDirectory: MIGRATIONS_DIRECTORY });
   // Templates are reused across runs, so their age is their last use, kept in a comment.
-  await withAdminClient((client) =>
-    client.query(`COMMENT ON DATABASE ${pg.escapeIdentifier(name)} IS ${pg.escapeLiteral(new Date().toISOString())}`),
-  );
+  await withAdminClient((client) => client.query(`COMMENT ON DATABASE ${pg.escapeIdentifier(name)} IS ${pg.escapeLiteral(new Date().toISOString())}`));
   return name;
 }
 
@@ -52,7 +50,11 @@ async function hashDirectory(directory: string): Promise<string> {
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
   for (const file of files) {
-    hash.update(relative(directory, file)).update("\0").update(await readFile(file)).update("\0");
+    hash
+      .update(relative(directory, file))
+      .update("\0")
+      .update(await readFile(file))
+      .update("\0");
   }
   return hash.digest("hex").slice(0, 12);
 }

@@ -27,7 +27,6 @@ async function binDirectory(): Promise<string> {
   return `/usr/lib/postgresql/${versions[0]}/bin`;
 }
 
-
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = await binDirectory();
   const directory = await mkdtemp(join(tmpdir(), "agentq-pg-"));

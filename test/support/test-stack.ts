@@ -60,7 +60,11 @@ export class TestStack {
     return this.api.prisma;
   }
 
-  async request<T = any>(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResult<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<HttpResult<T>> {
     const response = await fetch(`${this.url}${path}`, {
       method,
       headers: {
@@ -124,7 +128,12 @@ export class TestStack {
   }
 
   /** Waits until the run's status satisfies `predicate` (default: finished). */
-  async waitForRun(runId: string, predicate: (run: any) => boolean = (run) => ["completed", "failed", "cancelled"].includes(run.status), timeoutMs = 20_000, token?: string): Promise<any> {
+  async waitForRun(
+    runId: string,
+    predicate: (run: any) => boolean = (run) => ["completed", "failed", "cancelled"].includes(run.status),
+    timeoutMs = 20_000,
+    token?: string,
+  ): Promise<any> {
     const deadline = Date.now() + timeoutMs;
     let run: any;
     while (Date.now() < deadline) {
@@ -142,7 +151,9 @@ export class TestStack {
       if (found) return found;
       await sleep(50);
     }
-    throw new Error(`run ${runId}: no matching event in ${timeoutMs} ms; events: ${JSON.stringify((await this.events(runId, 0, token)).map((event) => event.type))}`);
+    throw new Error(
+      `run ${runId}: no matching event in ${timeoutMs} ms; events: ${JSON.stringify((await this.events(runId, 0, token)).map((event) => event.type))}`,
+    );
   }
 
   async startWorker(
@@ -230,7 +241,10 @@ export class TestSocket {
   async waitFor(predicate: (messages: any[]) => boolean, timeoutMs = 20_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.messages)) {
-      if (Date.now() > deadline) throw new Error(`websocket: condition not met in ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((message) => message.type + ":" + (message.event?.type ?? "")))}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `websocket: condition not met in ${timeoutMs} ms; got ${JSON.stringify(this.messages.map((message) => `${message.type}:${message.event?.type ?? ""}`))}`,
+        );
       await sleep(20);
     }
   }

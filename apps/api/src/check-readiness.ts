@@ -73,7 +73,11 @@ export async function checkReadiness(dependencies: { prisma: PrismaClient; redis
 const OUTAGE_PROBE_TIMEOUT_MS = 1000;
 
 /** The dependencies that do not answer now (for answering a failed request with `503 unavailable`). */
-export async function unreachableDependencies(dependencies: { prisma: PrismaClient; redis: Redis; config: { readinessTimeoutMs: number } }): Promise<Dependency[]> {
+export async function unreachableDependencies(dependencies: {
+  prisma: PrismaClient;
+  redis: Redis;
+  config: { readinessTimeoutMs: number };
+}): Promise<Dependency[]> {
   const { checks } = await checkReadiness({
     prisma: dependencies.prisma,
     redis: dependencies.redis,

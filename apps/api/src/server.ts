@@ -125,8 +125,8 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
   const close = () => {
     closing ??= (async () => {
       // WebSockets and event streams are long-lived: they are closed first, not waited for.
-    websocket?.close();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      websocket?.close();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections with no request in progress would otherwise hold close() open.
       server.closeIdleConnections();
       const idleSweep = setInterval(() => server.closeIdleConnections(), 100);

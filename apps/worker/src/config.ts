@@ -1,18 +1,8 @@
 import { z } from "zod";
-import {
-  commonConfigFromEnvironment,
-  commonEnvironmentShape,
-  parseEnvironment,
-  type CommonConfig,
-} from "@agentq/core/config/environment-schema";
+import { commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment, type CommonConfig } from "@agentq/core/config/environment-schema";
 
 const positiveInteger = (fallback: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, "expected a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(max))
-    .default(fallback);
+  z.string().regex(/^\d+$/, "expected a whole number").transform(Number).pipe(z.number().int().min(1).max(max)).default(fallback);
 
 /** The worker's environment: the shared variables plus its own (API.md's table, and tuning knobs). */
 export const workerEnvironmentSchema = z.object({

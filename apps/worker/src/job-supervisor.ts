@@ -84,7 +84,12 @@ export class JobSupervisor implements JobControl {
     const output = await JobOutputWriter.create(outputPath, settings.job_output_limit_bytes);
     let started: SandboxedProcess;
     try {
-      started = await sandbox.spawn({ command: input.command, workspacePath: input.workspace.rootPath, environment: this.#options.environment, network: settings.process_network });
+      started = await sandbox.spawn({
+        command: input.command,
+        workspacePath: input.workspace.rootPath,
+        environment: this.#options.environment,
+        network: settings.process_network,
+      });
     } catch (error) {
       await output.close();
       await finishJob(prisma, id, { status: JobStatus.exited, exitCode: null });

@@ -1,10 +1,10 @@
 import { createLogger } from "@agentq/core/logging/create-logger";
-import { parseWorkerConfig } from "./config.ts";
+import { parseWorkerConfig, type WorkerConfig } from "./config.ts";
 import { startRunWorker } from "./run-worker.ts";
 
 /** `npm run start:worker`: one worker process. SIGTERM/SIGINT stop it gracefully. */
 async function main(): Promise<void> {
-  let config;
+  let config: WorkerConfig;
   try {
     config = parseWorkerConfig(process.env);
   } catch (error) {

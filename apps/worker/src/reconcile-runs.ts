@@ -17,7 +17,9 @@ export interface ReconcileOptions {
  * or froze). Redis may have lost everything; Postgres has not (invariant 1). Safe to run from every
  * worker at once: the job id is derived from the run's state, so concurrent sweeps add one job.
  */
-export async function reconcileRuns(options: ReconcileOptions): Promise<{ scheduled: string[]; samples: { id: string; status: string; leaseExpired: boolean }[] }> {
+export async function reconcileRuns(
+  options: ReconcileOptions,
+): Promise<{ scheduled: string[]; samples: { id: string; status: string; leaseExpired: boolean }[] }> {
   const rows = await options.prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number; status: string; lease_expires_at: Date | null }[]>`
     SELECT r.id, r.last_event_seq, r.lease_version, r.status::text AS status, r.lease_expires_at FROM runs AS r
     WHERE r.status IN ('queued', 'running')

@@ -104,10 +104,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry([
-    ...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }),
-    ...(options.extraTools ?? []),
-  ]);
+  const tools = createToolRegistry([...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }), ...(options.extraTools ?? [])]);
   const dependencies: RunLoopDependencies = {
     prisma,
     journal,
@@ -131,7 +128,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const renewAll = () => {
     const held = [...active.values()];
     if (held.length === 0) return;
-    renewing = renewLeases(leasePrisma, held.map((run) => run.lease), config.leaseMs)
+    renewing = renewLeases(
+      leasePrisma,
+      held.map((run) => run.lease),
+      config.leaseMs,
+    )
       .then((renewed) => {
         for (const run of held) {
           if (active.get(run.lease.runId) !== run) continue; // ended meanwhile

@@ -28,6 +28,8 @@ function fromHttpLibrary(error: HttpLibraryError): AgentqError | undefined {
     case "request.aborted":
     case "request.size.invalid":
       return new InvalidRequestError("the request body was incomplete");
+    default:
+      break;
   }
   const status = typeof error.status === "number" ? error.status : error.statusCode;
   if (typeof status === "number" && status >= 400 && status < 500) {

@@ -1,11 +1,4 @@
-import {
-  AgentqError,
-  ConflictError,
-  ForbiddenError,
-  InvalidRequestError,
-  NotFoundError,
-  UnavailableError,
-} from "@agentq/core/errors/agentq-error";
+import { type AgentqError, ConflictError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "@agentq/core/errors/agentq-error";
 
 /**
  * The one table from error code to HTTP status (API.md, "Errors"). Routes throw AgentqErrors;

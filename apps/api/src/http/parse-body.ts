@@ -11,7 +11,12 @@ export interface ParseRequestOptions {
  * whose `details.field` is the dotted path of the first bad field and `details.issues` lists all.
  * Text holding U+0000 is refused first (`refuseNulCharacters`), so that is what the error names.
  */
-export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: unknown, what = "request body", options: ParseRequestOptions = {}): z.output<Schema> {
+export function parseRequest<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  what = "request body",
+  options: ParseRequestOptions = {},
+): z.output<Schema> {
   if (value === undefined && what === "request body") {
     throw new InvalidRequestError("the request needs a JSON body (Content-Type: application/json)", { field: "(body)" });
   }

@@ -23,8 +23,7 @@ export function requestLogger(logger: Logger): RequestHandler[] {
       return id;
     },
     autoLogging: { ignore: (request) => QUIET_PATHS.has(request.url ?? "") },
-    customLogLevel: (_request, response, error) =>
-      error !== undefined || response.statusCode >= 500 ? "error" : response.statusCode >= 400 ? "warn" : "info",
+    customLogLevel: (_request, response, error) => (error !== undefined || response.statusCode >= 500 ? "error" : response.statusCode >= 400 ? "warn" : "info"),
   });
   const logStart: RequestHandler = (request, _response, next) => {
     request.log.debug({ method: request.method, url: request.originalUrl }, "request started");

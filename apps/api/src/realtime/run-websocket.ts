@@ -84,7 +84,9 @@ const REFUSAL_CODES: Record<number, string> = { 401: "unauthorized", 404: "not_f
 function refuse(socket: Duplex, status: number, reason: string, message = reason.toLowerCase()): void {
   if (socket.destroyed) return;
   const body = JSON.stringify({ error: { code: REFUSAL_CODES[status] ?? "internal_error", message } });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
@@ -102,7 +104,7 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
   };
 
   ws.on("message", (raw) => {
-    let parsed;
+    let parsed: ReturnType<typeof clientMessage.safeParse>;
     const text = raw.toString();
     if (exceedsJsonNesting(text)) {
       send({ type: "error", code: "invalid_request", message: `messages must not nest arrays and objects more than ${MAX_JSON_NESTING} levels deep` });
@@ -115,7 +117,12 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
       return;
     }
     if (!parsed.success) {
-      send({ type: "error", code: "invalid_request", message: "expected {type: subscribe|unsubscribe, run_id, after?}", details: { issues: parsed.error.issues } });
+      send({
+        type: "error",
+        code: "invalid_request",
+        message: "expected {type: subscribe|unsubscribe, run_id, after?}",
+        details: { issues: parsed.error.issues },
+      });
       return;
     }
     const message = parsed.data;

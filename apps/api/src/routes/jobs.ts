@@ -19,7 +19,11 @@ const DEFAULT_OUTPUT_BYTES = 64 * 1024;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 const outputQuery = z.object({
-  offset: z.string().regex(/^\d{1,15}$/, "offset must be a non-negative whole number").transform(Number).optional(),
+  offset: z
+    .string()
+    .regex(/^\d{1,15}$/, "offset must be a non-negative whole number")
+    .transform(Number)
+    .optional(),
   max_bytes: z
     .string()
     .regex(/^\d{1,9}$/, "max_bytes must be a positive whole number")

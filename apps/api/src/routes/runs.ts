@@ -67,7 +67,7 @@ function lastEventId(request: Request): number | undefined {
   return header !== undefined && /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : undefined;
 }
 
-async function streamEvents(dependencies: ApiDependencies, request: Request, response: Response, runId: string, after: number): Promise<void> {
+async function streamEvents(dependencies: ApiDependencies, _request: Request, response: Response, runId: string, after: number): Promise<void> {
   response.status(200);
   response.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   response.setHeader("Cache-Control", "no-cache, no-transform");

@@ -1,11 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import {
-  createWorkspace,
-  getWorkspace,
-  listWorkspaces,
-  registerWorkspaceDirectory,
-} from "@agentq/core/workspaces/workspace-store";
+import { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "@agentq/core/workspaces/workspace-store";
 import { NotFoundError } from "@agentq/core/errors/agentq-error";
 import { FileNotFoundError } from "@agentq/core/workspaces/workspace-file-errors";
 import { readWorkspaceFile, writeWorkspaceFile } from "@agentq/core/workspaces/workspace-files";
@@ -42,12 +37,7 @@ export function workspacesRouter(dependencies: ApiDependencies): Router {
     const workspace =
       body.path === undefined
         ? await createWorkspace(prisma, user.id, { name: body.name }, { workspacesRoot: config.workspacesRoot })
-        : await registerWorkspaceDirectory(
-            prisma,
-            requireAdmin(request).id,
-            { name: body.name, path: body.path },
-            { fileRoots: config.fileRoots },
-          );
+        : await registerWorkspaceDirectory(prisma, requireAdmin(request).id, { name: body.name, path: body.path }, { fileRoots: config.fileRoots });
     response.status(201).json({ id: workspace.id, name: workspace.name });
   });
 
@@ -65,9 +55,7 @@ export function workspacesRouter(dependencies: ApiDependencies): Router {
   router.put("/api/workspaces/:id/files/*path", async (request, response) => {
     const workspace = await getWorkspace(prisma, currentUser(request).id, request.params.id);
     const body = parseRequest(writeFileBody, request.body, "request body", { nulAllowedIn: ["content"] });
-    const file = await writeWorkspaceFile(workspace.rootPath, filePathParameter(request.params.path), body.content).catch(
-      asNotFound,
-    );
+    const file = await writeWorkspaceFile(workspace.rootPath, filePathParameter(request.params.path), body.content).catch(asNotFound);
     response.json({ path: file.path, revision: file.revision });
   });
 

@@ -18,7 +18,10 @@ export interface MessageView {
 }
 
 /** Creates a chat owned by the user; a workspace that is not the user's is `404` like a missing one. */
-export async function createChat(db: Db, input: { userId: string; title: string | undefined; workspaceId: string | undefined; generateId: GenerateId }): Promise<ChatView> {
+export async function createChat(
+  db: Db,
+  input: { userId: string; title: string | undefined; workspaceId: string | undefined; generateId: GenerateId },
+): Promise<ChatView> {
   if (input.workspaceId !== undefined) {
     const workspace = await db.workspace.findFirst({ where: { id: input.workspaceId, userId: input.userId }, select: { id: true } });
     if (!workspace) throw new NotFoundError("workspace", { workspace_id: input.workspaceId });

@@ -117,11 +117,10 @@ export function commonConfigFromEnvironment(environment: CommonEnvironment): Com
 /** Thrown at boot when a variable has a bad value; the message names every bad variable. */
 export class InvalidEnvironmentError extends AgentqError {
   constructor(problems: { variable: string; problem: string }[]) {
-    super(
-      "invalid_environment",
-      `invalid environment: ${problems.map(({ variable, problem }) => `${variable}: ${problem}`).join("; ")}`,
-      { variables: problems.map(({ variable }) => variable), problems },
-    );
+    super("invalid_environment", `invalid environment: ${problems.map(({ variable, problem }) => `${variable}: ${problem}`).join("; ")}`, {
+      variables: problems.map(({ variable }) => variable),
+      problems,
+    });
   }
 }
 
@@ -129,13 +128,8 @@ export class InvalidEnvironmentError extends AgentqError {
  * Validates `environment` against `schema`. Values are never echoed in the error (they may be
  * secrets); the variable's name and what was expected are enough to fix it.
  */
-export function parseEnvironment<Schema extends z.ZodType>(
-  schema: Schema,
-  environment: Record<string, string | undefined>,
-): z.output<Schema> {
-  const withoutEmptyValues = Object.fromEntries(
-    Object.entries(environment).filter(([, value]) => value !== undefined && value !== ""),
-  );
+export function parseEnvironment<Schema extends z.ZodType>(schema: Schema, environment: Record<string, string | undefined>): z.output<Schema> {
+  const withoutEmptyValues = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ""));
   const result = schema.safeParse(withoutEmptyValues);
   if (result.success) return result.data;
   throw new InvalidEnvironmentError(

@@ -35,9 +35,7 @@ export interface RunEventRecord {
 }
 
 /** What is published on a run's Redis channel: committed events, or live text. */
-export type RunChannelMessage =
-  | { kind: "events"; run_id: string; events: RunEventRecord[] }
-  | { kind: "delta"; run_id: string; text: string };
+export type RunChannelMessage = { kind: "events"; run_id: string; events: RunEventRecord[] } | { kind: "delta"; run_id: string; text: string };
 
 /**
  * Publishes to live subscribers (Redis pub/sub). Called after commit; may drop messages:

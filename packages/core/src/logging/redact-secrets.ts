@@ -18,8 +18,7 @@ const PATTERNS: { pattern: RegExp; replacement: string }[] = [
   { pattern: /(\b[a-z][a-z0-9+.-]*:\/\/[^:/?#\s"'@]*:)[^@/\s"']+@/gi, replacement: `$1${REDACTED}@` },
   // JSON string fields whose name says they hold a credential.
   {
-    pattern:
-      /("[A-Za-z0-9_-]*(?:token|secret|password|passwd|api_?key|apikey|authorization|cookie)[A-Za-z0-9_-]*"\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
+    pattern: /("[A-Za-z0-9_-]*(?:token|secret|password|passwd|api_?key|apikey|authorization|cookie)[A-Za-z0-9_-]*"\s*:\s*)"(?:[^"\\]|\\.)*"/gi,
     replacement: `$1"${REDACTED}"`,
   },
   // Provider API keys by shape (OpenAI/Anthropic style `sk-...`).
@@ -37,9 +36,7 @@ export interface RedactSecretsOptions {
 export type RedactSecrets = (text: string) => string;
 
 export function createSecretRedactor(options: RedactSecretsOptions = {}): RedactSecrets {
-  const secrets = (options.secrets ?? []).filter(
-    (secret): secret is string => secret !== undefined && secret.length >= MINIMUM_SECRET_LENGTH,
-  );
+  const secrets = (options.secrets ?? []).filter((secret): secret is string => secret !== undefined && secret.length >= MINIMUM_SECRET_LENGTH);
   return (text) => {
     let redacted = text;
     for (const secret of secrets) redacted = redacted.split(secret).join(REDACTED);

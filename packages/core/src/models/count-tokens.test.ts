@@ -39,11 +39,17 @@ describe("countMessageTokens", () => {
     const one = countMessageTokens([{ role: "user", content: "hello world" }], []);
     expect(one).toBe(TOKENS_PER_REPLY + TOKENS_PER_MESSAGE + countTokens("user") + 2);
     const withCall = countMessageTokens(
-      [{ role: "user", content: "hello world" }, { role: "assistant", content: null, toolCalls: [{ id: "c", name: "read_file", argumentsText: '{"path":"a.txt"}' }] }],
+      [
+        { role: "user", content: "hello world" },
+        { role: "assistant", content: null, toolCalls: [{ id: "c", name: "read_file", argumentsText: '{"path":"a.txt"}' }] },
+      ],
       [],
     );
     expect(withCall - one).toBeGreaterThan(countTokens('{"path":"a.txt"}'));
-    const withTools = countMessageTokens([{ role: "user", content: "hello world" }], [{ name: "read_file", description: "Read a file", parameters: { type: "object" } }]);
+    const withTools = countMessageTokens(
+      [{ role: "user", content: "hello world" }],
+      [{ name: "read_file", description: "Read a file", parameters: { type: "object" } }],
+    );
     expect(withTools).toBeGreaterThan(one + 5);
   });
 });

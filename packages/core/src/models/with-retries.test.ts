@@ -60,7 +60,9 @@ describe("withRetries", () => {
   it("stops waiting when the caller aborts during the backoff", async () => {
     const inner = failing([retryable()]);
     const controller = new AbortController();
-    const pending = withRetries(inner, { baseDelayMs: 60_000, onRetry: () => setTimeout(() => controller.abort(new Error("stop")), 5) }).complete(request({ signal: controller.signal }));
+    const pending = withRetries(inner, { baseDelayMs: 60_000, onRetry: () => setTimeout(() => controller.abort(new Error("stop")), 5) }).complete(
+      request({ signal: controller.signal }),
+    );
     await expect(pending).rejects.toThrow("stop");
     expect(inner.calls).toBe(1);
   });

@@ -22,7 +22,10 @@ export class ApprovalAlreadyDecidedError extends ConflictError {
 
 export class ApprovalExpiredError extends AgentqError {
   constructor(approvalId: string, expiredAt: Date) {
-    super("approval_expired", "this approval expired; the run stays paused until it is cancelled", { approval_id: approvalId, expired_at: expiredAt.toISOString() });
+    super("approval_expired", "this approval expired; the run stays paused until it is cancelled", {
+      approval_id: approvalId,
+      expired_at: expiredAt.toISOString(),
+    });
   }
 }
 
@@ -123,7 +126,10 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // approvals at once would otherwise each count the other's as still pending, and neither would
       // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
       // (milliseconds) and is then answered "already decided" below.
-      const [locked] = await queryRows<{ id: string; target_path: string | null; root_path: string | null }>(client, LOCK_SQL, [input.approvalId, input.userId]);
+      const [locked] = await queryRows<{ id: string; target_path: string | null; root_path: string | null }>(client, LOCK_SQL, [
+        input.approvalId,
+        input.userId,
+      ]);
       if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       const allow = input.decision !== "deny";
       // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
@@ -136,7 +142,8 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // read as if the run had been cancelled under it.
       if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
       if (isTerminal(approval.runStatus) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
-      if (approval.runStatus !== RunStatus.awaiting_approval) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+      if (approval.runStatus !== RunStatus.awaiting_approval)
+        throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
       // A record altered in the database is treated like a forged id.
       if (!isApprovalIntact(dependencies.approvalSecret, approval)) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);

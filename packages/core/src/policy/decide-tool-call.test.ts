@@ -37,7 +37,10 @@ const offer: ToolOfferContext = {
   settings: defaultSettings(),
 };
 
-function decide(candidate: ToolDefinition | undefined, options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string; sentTools?: string[] } = {}) {
+function decide(
+  candidate: ToolDefinition | undefined,
+  options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string; sentTools?: string[] } = {},
+) {
   return decideToolCall({
     tool: candidate,
     toolName: options.name ?? candidate?.name ?? "missing",

@@ -8,10 +8,7 @@ export interface GrantRef {
   effects: readonly string[];
 }
 
-export type ToolCallDecision =
-  | { kind: "execute" }
-  | { kind: "refuse"; reason: string }
-  | { kind: "needs_approval"; effects: string[] };
+export type ToolCallDecision = { kind: "execute" } | { kind: "refuse"; reason: string } | { kind: "needs_approval"; effects: string[] };
 
 export interface DecideToolCallInput {
   /** Undefined when the model named a tool that does not exist. */

@@ -33,7 +33,10 @@ export function openCallAnswer(call: { callId: string; tool: string; status: str
  * error): every assistant tool call id is answered by exactly one tool message. Returns the
  * `tool.completed` events to append with the change.
  */
-export async function answerOpenToolCalls(tx: TransactionClient, input: { runId: string; chatId: string; now: Date } & OpenCallReasons): Promise<NewRunEvent[]> {
+export async function answerOpenToolCalls(
+  tx: TransactionClient,
+  input: { runId: string; chatId: string; now: Date } & OpenCallReasons,
+): Promise<NewRunEvent[]> {
   const open = await tx.toolCall.findMany({
     where: { runId: input.runId, status: { not: "completed" } },
     orderBy: [{ round: "asc" }, { position: "asc" }],

@@ -158,7 +158,13 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
 }
 
 /** Cancels the chat's active runs (multitask "interrupt"), oldest first, collecting what the caller publishes. */
-async function interruptActiveRuns(client: pg.PoolClient, chatId: string, now: Date, events: CreateRunResult["events"], cancelRequested: string[]): Promise<void> {
+async function interruptActiveRuns(
+  client: pg.PoolClient,
+  chatId: string,
+  now: Date,
+  events: CreateRunResult["events"],
+  cancelRequested: string[],
+): Promise<void> {
   const active = await queryRows<{ id: string }>(client, ACTIVE_RUNS_SQL, [chatId, ACTIVE_STATUSES]);
   for (const run of active) {
     const cancelled = await cancelRunInTransaction(client, run.id, now, "interrupted by a newer run of the chat");

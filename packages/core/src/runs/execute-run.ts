@@ -61,9 +61,7 @@ export class RunExecution {
     this.context = context;
     this.cancelRequested = context.run.cancelRequested;
     this.loopState = context.loopState;
-    this.usedCallIds = new Set(
-      context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])),
-    );
+    this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
   }
 
   get runId(): string {
@@ -203,7 +201,7 @@ export class RunExecution {
       };
     }
 
-    let resolved;
+    let resolved: ReturnType<RunLoopDependencies["models"]["resolve"]>;
     try {
       resolved = this.dependencies.models.resolve(run.model);
     } catch (error) {
@@ -213,7 +211,13 @@ export class RunExecution {
     const toolSchemas = toolsForRound.map((tool) => this.dependencies.tools.toModelSchema(tool));
     const note = this.loopState.pendingNote;
     const messages: ModelMessage[] = [
-      { role: "system", content: buildSystemPrompt(this.context, toolsForRound.map((tool) => tool.name)) },
+      {
+        role: "system",
+        content: buildSystemPrompt(
+          this.context,
+          toolsForRound.map((tool) => tool.name),
+        ),
+      },
       ...this.context.transcript,
       ...(note ? [{ role: "user" as const, content: note }] : []),
     ];
@@ -230,7 +234,10 @@ export class RunExecution {
       return {
         kind: "stop",
         outcome: await this.finish("failed", {
-          error: { code: "token_budget", message: `the conversation needs ${fitted.inputTokens} input tokens, over the budget of ${budget}, even after truncating tool results` },
+          error: {
+            code: "token_budget",
+            message: `the conversation needs ${fitted.inputTokens} input tokens, over the budget of ${budget}, even after truncating tool results`,
+          },
           events: [{ type: "guard.triggered", data: { guard: "token_budget", budget, input_tokens: fitted.inputTokens } }],
         }),
       };
@@ -262,9 +269,20 @@ export class RunExecution {
       change.increments.outputTokens += response.usage.outputTokens;
       change.events.push({
         type: "message.completed",
-        data: { round: roundNumber, role: "assistant", content: response.text, tool_calls: storedCalls, usage: { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens } },
+        data: {
+          round: roundNumber,
+          role: "assistant",
+          content: response.text,
+          tool_calls: storedCalls,
+          usage: { input_tokens: response.usage.inputTokens, output_tokens: response.usage.outputTokens },
+        },
       });
-      change.messages.push({ id: this.dependencies.generateId("msg"), role: "assistant", content: response.text.length > 0 ? response.text : null, toolCalls: storedCalls });
+      change.messages.push({
+        id: this.dependencies.generateId("msg"),
+        role: "assistant",
+        content: response.text.length > 0 ? response.text : null,
+        toolCalls: storedCalls,
+      });
       normalized.forEach((call, position) => {
         change.toolCallInserts.push({
           id: rowIds[position]!,
@@ -293,7 +311,14 @@ export class RunExecution {
       return { kind: "finished", output: response.text };
     }
     return calls.process(
-      normalized.map((call, position) => ({ rowId: rowIds[position]!, callId: call.id, name: call.name, argumentsText: call.argumentsText, round: roundNumber, position })),
+      normalized.map((call, position) => ({
+        rowId: rowIds[position]!,
+        callId: call.id,
+        name: call.name,
+        argumentsText: call.argumentsText,
+        round: roundNumber,
+        position,
+      })),
       { tainted: run.tainted, sentTools: this.loopState.roundTools },
     );
   }
@@ -340,6 +365,7 @@ export class RunExecution {
 
 function errorSummary(error: unknown, fallbackCode: string): { code: string; message: string } {
   if (error instanceof ModelProviderError) return { code: error.code, message: error.message };
-  if (error instanceof Error && "code" in error && typeof error.code === "string" && /^[a-z_]+$/.test(error.code)) return { code: error.code, message: error.message };
+  if (error instanceof Error && "code" in error && typeof error.code === "string" && /^[a-z_]+$/.test(error.code))
+    return { code: error.code, message: error.message };
   return { code: fallbackCode, message: error instanceof Error ? error.message : String(error) };
 }

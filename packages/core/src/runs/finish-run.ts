@@ -48,7 +48,8 @@ export async function finishRun(
         chatId: run.chatId,
         now,
         reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
-        reasonStarted: kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
+        reasonStarted:
+          kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
       }),
     update: {
       status,

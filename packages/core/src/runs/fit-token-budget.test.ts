@@ -79,7 +79,11 @@ describe("fitTokenBudget", () => {
   it("shortens a huge write_file argument of an old call while keeping its JSON valid", () => {
     const messages: ModelMessage[] = [
       { role: "user", content: "write it" },
-      { role: "assistant", content: null, toolCalls: [{ id: "w1", name: "write_file", argumentsText: JSON.stringify({ path: "big.txt", content: filler("line", 3000) }) }] },
+      {
+        role: "assistant",
+        content: null,
+        toolCalls: [{ id: "w1", name: "write_file", argumentsText: JSON.stringify({ path: "big.txt", content: filler("line", 3000) }) }],
+      },
       { role: "tool", toolCallId: "w1", content: "wrote big.txt" },
       { role: "user", content: "now say done" },
       { role: "assistant", content: "done" },
@@ -96,7 +100,10 @@ describe("fitTokenBudget", () => {
   });
 
   it("reports overBudget when even the last resort cannot fit", () => {
-    const messages: ModelMessage[] = [{ role: "system", content: filler("policy", 800) }, { role: "user", content: "hi" }];
+    const messages: ModelMessage[] = [
+      { role: "system", content: filler("policy", 800) },
+      { role: "user", content: "hi" },
+    ];
     const result = fitTokenBudget({ messages, tools: [], budget: 100 });
     expect(result.overBudget).toBe(true);
     expect(result.messages[0]).toEqual(messages[0]);

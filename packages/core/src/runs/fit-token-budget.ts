@@ -216,7 +216,8 @@ function byteBound(messages: readonly ModelMessage[], tools: readonly ModelToolS
   for (const message of messages) {
     total += TOKENS_PER_MESSAGE + Buffer.byteLength(message.role) + Buffer.byteLength(message.content ?? "");
     if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) total += TOKENS_PER_TOOL_CALL + Buffer.byteLength(call.name) + Buffer.byteLength(call.argumentsText) + Buffer.byteLength(call.id);
+      for (const call of message.toolCalls ?? [])
+        total += TOKENS_PER_TOOL_CALL + Buffer.byteLength(call.name) + Buffer.byteLength(call.argumentsText) + Buffer.byteLength(call.id);
     }
     if (message.role === "tool") total += Buffer.byteLength(message.toolCallId);
   }

@@ -289,7 +289,7 @@ export class RoundToolCalls {
   /** An allowed call: the seal, the policy and the bound file revision are checked again where it runs. */
   async executeApproved(call: PendingCall, tool: ToolDefinition | undefined, approval: OpenCallApproval): Promise<void> {
     const execution = this.#execution;
-        if (!isApprovalIntact(execution.dependencies.approvalSecret, approval)) {
+    if (!isApprovalIntact(execution.dependencies.approvalSecret, approval)) {
       this.answer(call, { ok: false, error: "not executed: its approval record failed verification" });
       return;
     }
@@ -342,7 +342,9 @@ function argumentsTextOf(stored: unknown): string {
 }
 
 function capped(text: string): string {
-  return text.length <= EVENT_RESULT_LIMIT ? text : `${text.slice(0, EVENT_RESULT_LIMIT)}\n[... ${text.length - EVENT_RESULT_LIMIT} more characters in the tool message]`;
+  return text.length <= EVENT_RESULT_LIMIT
+    ? text
+    : `${text.slice(0, EVENT_RESULT_LIMIT)}\n[... ${text.length - EVENT_RESULT_LIMIT} more characters in the tool message]`;
 }
 
 export type { LoopState };

@@ -27,7 +27,7 @@ export class RunFinishedError extends ConflictError {
 /** The chat already has a queued, running or awaiting-approval run (multitask "reject"). */
 export class RunInProgressError extends ConflictError {
   constructor(chatId: string, activeRunId: string) {
-    super("run_in_progress", "the chat already has a run in progress; wait for it, cancel it, or send multitask \"enqueue\" or \"interrupt\"", {
+    super("run_in_progress", 'the chat already has a run in progress; wait for it, cancel it, or send multitask "enqueue" or "interrupt"', {
       chat_id: chatId,
       run_id: activeRunId,
     });

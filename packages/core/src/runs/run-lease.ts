@@ -75,7 +75,11 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
       },
     };
   }
-  const [run] = await queryRows<{ status: RunStatus; lease_expires_at: Date | null }>(pool, "SELECT status::text AS status, lease_expires_at FROM runs WHERE id = $1", [input.runId]);
+  const [run] = await queryRows<{ status: RunStatus; lease_expires_at: Date | null }>(
+    pool,
+    "SELECT status::text AS status, lease_expires_at FROM runs WHERE id = $1",
+    [input.runId],
+  );
   if (!run || isTerminal(run.status) || isParked(run.status)) return { kind: "not_executable", status: run?.status ?? null };
   if (run.lease_expires_at && run.lease_expires_at.getTime() > Date.now()) return { kind: "lease_held", retryAt: run.lease_expires_at };
   return { kind: "blocked" };

@@ -61,7 +61,7 @@ const allowEntry = z
   .trim()
   .min(1)
   .max(300)
-  .regex(/^[A-Za-z0-9.:\[\]\/_-]+$/, "a host name, IP address or CIDR range, with an optional :port");
+  .regex(/^[A-Za-z0-9.:[\]/_-]+$/, "a host name, IP address or CIDR range, with an optional :port");
 
 /** The PATCH body: every field optional, numbers clamped afterwards, unknown fields refused. */
 export const settingsPatchSchema = z

@@ -288,14 +288,14 @@ export async function commitRunStatement(
   if (change.status !== undefined) payload.status = change.status;
   if (change.releaseLease) payload.release_lease = true;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const rows = await queryRows<{ id: string; last_event_seq: number; status: RunStatus; cancel_requested: boolean; lease_version: number; approvals_decided: number }>(
-    runner,
-    COMMIT_SQL,
-    [
-    withoutNulCharacters(JSON.stringify(payload)),
-      now.toISOString(),
-    ],
-  );
+  const rows = await queryRows<{
+    id: string;
+    last_event_seq: number;
+    status: RunStatus;
+    cancel_requested: boolean;
+    lease_version: number;
+    approvals_decided: number;
+  }>(runner, COMMIT_SQL, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()]);
   const row = rows[0];
   if (!row) return null;
   const firstSeq = row.last_event_seq - change.events.length + 1;

@@ -26,7 +26,9 @@ export function preparedSql(name: string, text: string): PreparedSql {
 /** The rows of one parameterized statement. */
 export async function queryRows<Row>(runner: SqlRunner, statement: string | PreparedSql, values: readonly unknown[] = []): Promise<Row[]> {
   const result =
-    typeof statement === "string" ? await runner.query(statement, values as unknown[]) : await runner.query({ name: statement.name, text: statement.text, values: values as unknown[] });
+    typeof statement === "string"
+      ? await runner.query(statement, values as unknown[])
+      : await runner.query({ name: statement.name, text: statement.text, values: values as unknown[] });
   return result.rows as Row[];
 }
 

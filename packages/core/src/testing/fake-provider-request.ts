@@ -18,9 +18,11 @@ export interface FakeProviderRequest {
 }
 
 /** The newest tool result, with the name of the tool whose call it answers. */
-export function lastToolResult(request: Pick<FakeProviderRequest, "messages">): { toolCallId: string; toolName: string | undefined; content: string; isError: boolean } | undefined {
+export function lastToolResult(
+  request: Pick<FakeProviderRequest, "messages">,
+): { toolCallId: string; toolName: string | undefined; content: string; isError: boolean } | undefined {
   const last = request.messages.at(-1);
-  if (!last || last.role !== "tool") return undefined;
+  if (last?.role !== "tool") return undefined;
   return { toolCallId: last.toolCallId, toolName: toolNameFor(request, last.toolCallId), content: last.content, isError: last.isError ?? false };
 }
 
@@ -74,7 +76,10 @@ export function parseAnthropicRequest(path: string, body: Record<string, unknown
     const message = asRecord(raw);
     const blocks = typeof message.content === "string" ? [{ type: "text", text: message.content }] : asArray(message.content).map(asRecord);
     if (message.role === "assistant") {
-      const text = blocks.filter((block) => block.type === "text").map((block) => String(block.text ?? "")).join("");
+      const text = blocks
+        .filter((block) => block.type === "text")
+        .map((block) => String(block.text ?? ""))
+        .join("");
       const toolCalls = blocks
         .filter((block) => block.type === "tool_use")
         .map((block) => ({ id: String(block.id ?? ""), name: String(block.name ?? ""), argumentsText: JSON.stringify(block.input ?? {}) }));

@@ -20,7 +20,11 @@ describe("startFakeProviderServer", () => {
   it("answers a non-streaming Chat Completions request with one chat.completion", async () => {
     server.enqueue({ text: "plain", toolCalls: [{ id: "call_x", name: "list_files", arguments: {} }] });
     const response = await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "hi" }] });
-    const body = (await response.json()) as { object: string; choices: { message: { content: string; tool_calls: unknown[] }; finish_reason: string }[]; usage: { prompt_tokens: number } };
+    const body = (await response.json()) as {
+      object: string;
+      choices: { message: { content: string; tool_calls: unknown[] }; finish_reason: string }[];
+      usage: { prompt_tokens: number };
+    };
     expect(response.status).toBe(200);
     expect(body.object).toBe("chat.completion");
     expect(body.choices[0]!.message.content).toBe("plain");
@@ -33,7 +37,13 @@ describe("startFakeProviderServer", () => {
     server.enqueue({ text: "hello", usage: { inputTokens: 7, outputTokens: 2 } });
     const response = await post("/v1/messages", { model: "claude", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
     const body = (await response.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ type: "message", role: "assistant", content: [{ type: "text", text: "hello" }], stop_reason: "end_turn", usage: { input_tokens: 7, output_tokens: 2 } });
+    expect(body).toMatchObject({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "text", text: "hello" }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 7, output_tokens: 2 },
+    });
   });
 
   it("streams Chat Completions as data: chunks ending with [DONE], usage only when asked", async () => {
@@ -41,7 +51,9 @@ describe("startFakeProviderServer", () => {
     const text = await (await post("/v1/chat/completions", { model: "m", stream: true, stream_options: { include_usage: true }, messages: [] })).text();
     const events = text.split("\n\n").filter(Boolean);
     expect(events.at(-1)).toBe("data: [DONE]");
-    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.slice("data: ".length)) as { choices: { delta: { content?: string } }[]; usage: unknown });
+    const chunks = events
+      .slice(0, -1)
+      .map((event) => JSON.parse(event.slice("data: ".length)) as { choices: { delta: { content?: string } }[]; usage: unknown });
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("")).toBe("abcdefghij");
     expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 });
     expect(chunks.at(-1)!.choices).toEqual([]);
@@ -50,7 +62,10 @@ describe("startFakeProviderServer", () => {
   it("streams Messages as named events in the documented order", async () => {
     server.enqueue({ text: "hi", toolCalls: [{ id: "toolu_1", name: "read_file", arguments: { path: "a" } }] });
     const text = await (await post("/v1/messages", { model: "c", max_tokens: 5, stream: true, messages: [{ role: "user", content: "x" }] })).text();
-    const names = text.split("\n\n").filter(Boolean).map((event) => event.split("\n")[0]);
+    const names = text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((event) => event.split("\n")[0]);
     expect(names[0]).toBe("event: message_start");
     expect(names).toContain("event: content_block_start");
     expect(names).toContain("event: content_block_delta");
@@ -63,7 +78,8 @@ describe("startFakeProviderServer", () => {
     server.script((request) => {
       const result = lastToolResult(request);
       if (!result) return { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] };
-      if (result.toolName === "read_file") return { toolCalls: [{ name: "write_file", arguments: { path: "summary.txt", content: result.content.toUpperCase() } }] };
+      if (result.toolName === "read_file")
+        return { toolCalls: [{ name: "write_file", arguments: { path: "summary.txt", content: result.content.toUpperCase() } }] };
       return { text: "all done" };
     });
     try {
@@ -117,7 +133,10 @@ describe("startFakeProviderServer", () => {
       const worker = async () => {
         while (sent < total) {
           sent += 1;
-          const response = await fetch(`${baseUrl}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }) });
+          const response = await fetch(`${baseUrl}/v1/chat/completions`, {
+            method: "POST",
+            body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }),
+          });
           expect((await response.text()).endsWith("data: [DONE]\n\n")).toBe(true);
         }
       };

@@ -53,6 +53,10 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
   let responder = options.respond;
   let requestCount = 0;
   let callSequence = 0;
+  const nextCallId = (api: string): string => {
+    callSequence += 1;
+    return api === "openai" ? `call_fake${callSequence}` : `toolu_fake${callSequence}`;
+  };
   const sockets = new Set<Socket>();
   const closing = new AbortController();
 
@@ -75,7 +79,12 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       sendJson(outgoing, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "agentq" }] });
       return;
     }
-    const api = incoming.method === "POST" && path === "/v1/chat/completions" ? "openai" : incoming.method === "POST" && path === "/v1/messages" ? "anthropic" : undefined;
+    const api =
+      incoming.method === "POST" && path === "/v1/chat/completions"
+        ? "openai"
+        : incoming.method === "POST" && path === "/v1/messages"
+          ? "anthropic"
+          : undefined;
     if (!api) {
       await readBody(incoming);
       sendJson(outgoing, 404, { error: { message: `fake provider: no route ${incoming.method} ${path}`, type: "not_found" } });
@@ -103,7 +112,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       response = next ?? { error: { status: 400, message: "fake provider: no scripted response left for this request (enqueue one or set a responder)" } };
     }
     const calls: NormalizedToolCall[] = (response.toolCalls ?? []).map((call) => ({
-      id: call.id ?? (api === "openai" ? `call_fake${(callSequence += 1)}` : `toolu_fake${(callSequence += 1)}`),
+      id: call.id ?? nextCallId(api),
       name: call.name,
       argumentsText: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
     }));

@@ -23,7 +23,10 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
   const id = `msg_fake${sequence}`;
   const text = response.text ?? "";
   const stopReason = response.finishReason ?? (calls.length > 0 ? "tool_use" : "end_turn");
-  const usage = response.usage ?? { inputTokens: estimateTokens(JSON.stringify(request.messages)), outputTokens: estimateTokens(text + calls.map((call) => call.argumentsText).join("")) };
+  const usage = response.usage ?? {
+    inputTokens: estimateTokens(JSON.stringify(request.messages)),
+    outputTokens: estimateTokens(text + calls.map((call) => call.argumentsText).join("")),
+  };
   const inputOf = (call: NormalizedToolCall): unknown => {
     try {
       return JSON.parse(call.argumentsText || "{}");
@@ -37,7 +40,13 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
     if (text !== "") content.push({ type: "text", text });
     for (const call of calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: inputOf(call) });
     const body = {
-      id, type: "message", role: "assistant", model: request.model, content, stop_reason: stopReason, stop_sequence: null,
+      id,
+      type: "message",
+      role: "assistant",
+      model: request.model,
+      content,
+      stop_reason: stopReason,
+      stop_sequence: null,
       usage: response.omitUsage ? { input_tokens: 0, output_tokens: 0 } : { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
     };
     return { status: 200, headers: { "content-type": "application/json" }, parts: [JSON.stringify(body)] };
@@ -47,7 +56,13 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
   const parts = [
     event("message_start", {
       message: {
-        id, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null,
+        id,
+        type: "message",
+        role: "assistant",
+        model: request.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
         usage: { input_tokens: response.omitUsage ? 0 : usage.inputTokens, output_tokens: 1 },
       },
     }),
@@ -56,7 +71,8 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
   if (text !== "") {
     parts.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
     parts.push(event("ping", {}));
-    for (const piece of splitText(text, response.textChunkSize ?? 8)) parts.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
+    for (const piece of splitText(text, response.textChunkSize ?? 8))
+      parts.push(event("content_block_delta", { index, delta: { type: "text_delta", text: piece } }));
     parts.push(event("content_block_stop", { index }));
     index += 1;
   }
@@ -65,11 +81,14 @@ export function planAnthropicResponse(request: FakeProviderRequest, response: Fa
     // Anthropic opens each tool_use with an empty partial_json, then sends the JSON in fragments.
     parts.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: "" } }));
     const json = JSON.stringify(inputOf(call));
-    for (const fragment of splitText(json, response.argumentsChunkSize ?? 8)) parts.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: fragment } }));
+    for (const fragment of splitText(json, response.argumentsChunkSize ?? 8))
+      parts.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: fragment } }));
     parts.push(event("content_block_stop", { index }));
     index += 1;
   }
-  parts.push(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: response.omitUsage ? 0 : usage.outputTokens } }));
+  parts.push(
+    event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: response.omitUsage ? 0 : usage.outputTokens } }),
+  );
   parts.push(event("message_stop", {}));
   if (response.streamError) {
     const error = { type: response.streamError.type ?? "overloaded_error", message: response.streamError.message ?? "Overloaded" };

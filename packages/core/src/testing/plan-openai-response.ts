@@ -14,7 +14,8 @@ const SSE_HEADERS = { "content-type": "text/event-stream; charset=utf-8", "cache
 /** Chat Completions wire format, as api.openai.com sends it. */
 export function planOpenAIResponse(request: FakeProviderRequest, response: FakeProviderResponse, calls: NormalizedToolCall[], sequence: number): WirePlan {
   if (response.error) {
-    const type = response.error.type ?? (response.error.status === 429 ? "rate_limit_exceeded" : response.error.status >= 500 ? "server_error" : "invalid_request_error");
+    const type =
+      response.error.type ?? (response.error.status === 429 ? "rate_limit_exceeded" : response.error.status >= 500 ? "server_error" : "invalid_request_error");
     const body = { error: { message: response.error.message ?? `fake provider error ${response.error.status}`, type, param: null, code: type } };
     return { status: response.error.status, headers: { "content-type": "application/json", ...response.error.headers }, parts: [JSON.stringify(body)] };
   }
@@ -22,14 +23,22 @@ export function planOpenAIResponse(request: FakeProviderRequest, response: FakeP
   const created = Math.floor(Date.now() / 1000);
   const text = response.text ?? "";
   const finishReason = response.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop");
-  const usage = response.usage ?? { inputTokens: estimateTokens(JSON.stringify(request.messages)), outputTokens: estimateTokens(text + calls.map((call) => call.argumentsText).join("")) };
+  const usage = response.usage ?? {
+    inputTokens: estimateTokens(JSON.stringify(request.messages)),
+    outputTokens: estimateTokens(text + calls.map((call) => call.argumentsText).join("")),
+  };
   const usageBody = { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens };
 
   if (!request.stream) {
     const message: Record<string, unknown> = { role: "assistant", content: calls.length > 0 && text === "" ? null : text, refusal: null };
-    if (calls.length > 0) message.tool_calls = calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.argumentsText } }));
+    if (calls.length > 0)
+      message.tool_calls = calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.argumentsText } }));
     const body = {
-      id, object: "chat.completion", created, model: request.model, system_fingerprint: "fp_fake",
+      id,
+      object: "chat.completion",
+      created,
+      model: request.model,
+      system_fingerprint: "fp_fake",
       choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
       ...(response.omitUsage ? {} : { usage: usageBody }),
     };
@@ -40,7 +49,11 @@ export function planOpenAIResponse(request: FakeProviderRequest, response: FakeP
   const includeUsage = streamOptions?.include_usage === true && !response.omitUsage;
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({
-      id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake",
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: request.model,
+      system_fingerprint: "fp_fake",
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(includeUsage ? { usage: null } : {}),
     })}\n\n`;
@@ -55,11 +68,18 @@ export function planOpenAIResponse(request: FakeProviderRequest, response: FakeP
   });
   parts.push(chunk({}, finishReason));
   if (includeUsage) {
-    parts.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake", choices: [], usage: usageBody })}\n\n`);
+    parts.push(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, system_fingerprint: "fp_fake", choices: [], usage: usageBody })}\n\n`,
+    );
   }
   parts.push("data: [DONE]\n\n");
   if (response.streamError) {
-    const error = { message: response.streamError.message ?? "fake provider failed mid-stream", type: response.streamError.type ?? "server_error", param: null, code: null };
+    const error = {
+      message: response.streamError.message ?? "fake provider failed mid-stream",
+      type: response.streamError.type ?? "server_error",
+      param: null,
+      code: null,
+    };
     parts.splice(response.streamError.afterEvents, parts.length, `data: ${JSON.stringify({ error })}\n\n`);
   }
   return { status: 200, headers: SSE_HEADERS, parts };

@@ -4,7 +4,14 @@ import { ModelProviderError, StreamTimeoutError } from "../models/model-errors.t
 import { ScriptedModel } from "./scripted-model.ts";
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { model: "scripted", messages: [{ role: "user", content: "hi" }], tools: [], signal: new AbortController().signal, inactivityTimeoutMs: 1000, ...overrides };
+  return {
+    model: "scripted",
+    messages: [{ role: "user", content: "hi" }],
+    tools: [],
+    signal: new AbortController().signal,
+    inactivityTimeoutMs: 1000,
+    ...overrides,
+  };
 }
 
 describe("ScriptedModel", () => {

@@ -37,6 +37,11 @@ export class ScriptedModel implements ModelClient {
   private responder: ScriptedResponder | undefined;
   private callSequence = 0;
 
+  private nextCallId(): string {
+    this.callSequence += 1;
+    return `call_scripted_${this.callSequence}`;
+  }
+
   constructor(script: ScriptedStep[] | ScriptedResponder = []) {
     if (typeof script === "function") this.responder = script;
     else this.queue.push(...script);
@@ -73,7 +78,7 @@ export class ScriptedModel implements ModelClient {
     }
     if (step.error) throw step.error;
     const toolCalls: ModelToolCall[] = (step.toolCalls ?? []).map((call) => ({
-      id: call.id ?? `call_scripted_${(this.callSequence += 1)}`,
+      id: call.id ?? this.nextCallId(),
       name: call.name,
       argumentsText: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
     }));

@@ -43,10 +43,9 @@ export interface ToolContext {
  * A tool's answer, handed to the model as the call's result. Failures are data, not exceptions:
  * a tool that throws is turned into `{ok: false}` by the executor, the run goes on.
  */
-export type ToolResult =
-  | { ok: true; output: string; data?: Record<string, unknown> }
-  | { ok: false; error: string; data?: Record<string, unknown> };
+export type ToolResult = { ok: true; output: string; data?: Record<string, unknown> } | { ok: false; error: string; data?: Record<string, unknown> };
 
+// biome-ignore lint/suspicious/noExplicitAny: one registry holds tools of every argument type; each tool's own zod schema types its arguments.
 export interface ToolDefinition<Args = any> {
   /** Unique name the model calls (`read_file`). */
   name: string;
@@ -68,5 +67,6 @@ export interface ToolDefinition<Args = any> {
 
 /** A tool is read-only when every effect it declares is `read`; only those are re-run after a crash. */
 export function isReadOnlyTool(tool: Pick<ToolDefinition, "effects">): boolean {
-  return tool.effects !== undefined && tool.effects.every((effect) => effect === "read");
+  if (tool.effects === undefined) return false;
+  return tool.effects.every((effect) => effect === "read");
 }

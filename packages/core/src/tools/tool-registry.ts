@@ -44,10 +44,7 @@ export function createToolRegistry(tools: readonly ToolDefinition[]): ToolRegist
 /** The JSON Schema a model sees for a tool, derived from its zod schema. */
 export function deriveModelSchema(tool: ToolDefinition): ModelToolSchema {
   // "input": the shape the model sends (a field with a default is optional to it).
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as Record<
-    string,
-    unknown
-  >;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   if (parameters.type !== "object") throw new Error(`tool "${tool.name}": parameters must be a zod object schema`);
   closeObjects(parameters);
   return { name: tool.name, description: tool.description, parameters };

@@ -13,10 +13,7 @@ export interface AuthenticatedUser {
 /** User names appear in logs and URLs: keep them short and plain. */
 export const userNameSchema = z
   .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
-    "a user name is 1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit",
-  );
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "a user name is 1-64 characters: letters, digits, '.', '_' or '-', starting with a letter or digit");
 
 export function isAdmin(user: AuthenticatedUser): boolean {
   return user.role === "admin";

@@ -14,7 +14,10 @@ import { NotADirectoryError } from "./workspace-file-errors.ts";
  */
 export async function createWorkspaceDirectories(rootPath: string, directory: string, requestedPath: string): Promise<FileHandle> {
   if (!isInsideRoot(rootPath, directory)) throw new PathOutsideWorkspaceError(requestedPath);
-  const segments = path.relative(rootPath, directory).split(path.sep).filter((segment) => segment !== "");
+  const segments = path
+    .relative(rootPath, directory)
+    .split(path.sep)
+    .filter((segment) => segment !== "");
   let current = await openWorkspaceRoot(rootPath, requestedPath);
   let currentRelative = "";
   try {

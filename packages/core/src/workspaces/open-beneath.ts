@@ -76,7 +76,10 @@ export async function openChildDirectory(parent: FileHandle, name: string, reque
     const code = errnoCode(error);
     if (code === "ELOOP") throw new PathOutsideWorkspaceError(requestedPath);
     if (code === "ENOTDIR") {
-      const isLink = await lstat(pathBeneath(parent, name)).then((stats) => stats.isSymbolicLink(), () => false);
+      const isLink = await lstat(pathBeneath(parent, name)).then(
+        (stats) => stats.isSymbolicLink(),
+        () => false,
+      );
       if (isLink) throw new PathOutsideWorkspaceError(requestedPath);
     }
     throw error;

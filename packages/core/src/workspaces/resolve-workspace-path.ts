@@ -1,3 +1,4 @@
+import type { Stats } from "node:fs";
 import { lstat, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
@@ -52,14 +53,10 @@ const MAX_DECODE_ROUNDS = 3;
  * - The result is followed through symbolic links; if the real path is outside the root, it is
  *   refused. For a path that does not exist yet, the nearest existing ancestor decides.
  */
-export async function resolveWorkspacePath(
-  rootPath: string,
-  requestedPath: string,
-  options: ResolveWorkspacePathOptions = {},
-): Promise<ResolvedWorkspacePath> {
+export async function resolveWorkspacePath(rootPath: string, requestedPath: string, options: ResolveWorkspacePathOptions = {}): Promise<ResolvedWorkspacePath> {
   if (typeof requestedPath !== "string") throw new InvalidPathError(String(requestedPath), "a path must be a string");
   if (requestedPath.length > MAX_PATH_LENGTH) {
-    throw new InvalidPathError(requestedPath.slice(0, 80) + "...", `longer than ${MAX_PATH_LENGTH} characters`);
+    throw new InvalidPathError(`${requestedPath.slice(0, 80)}...`, `longer than ${MAX_PATH_LENGTH} characters`);
   }
   const rootReal = await realRoot(rootPath);
   // Workspace roots are stored as real paths (inside WORKSPACES_ROOT or a FILE_ROOTS directory, checked
@@ -163,7 +160,7 @@ async function resolveThroughLinks(absolutePath: string, hops: number, requested
   // Walk up to the deepest entry that exists (lstat: a dangling link exists as a link).
   let existing = absolutePath;
   const missingTail: string[] = [];
-  let stats;
+  let stats: Stats;
   for (;;) {
     try {
       stats = await lstat(existing);
@@ -212,7 +209,5 @@ function toRelative(rootReal: string, absolutePath: string): string {
 
 /** The `code` of a Node system error (`ENOENT`), or undefined. */
 export function errnoCode(error: unknown): string | undefined {
-  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined;
+  return typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : undefined;
 }

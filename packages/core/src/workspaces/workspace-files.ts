@@ -7,14 +7,7 @@ import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
 import { createWorkspaceDirectories } from "./create-workspace-directories.ts";
 import { openFileBeneath, pathBeneath } from "./open-beneath.ts";
 import { errnoCode, resolveWorkspacePath } from "./resolve-workspace-path.ts";
-import {
-  BinaryFileError,
-  FileNotFoundError,
-  FileTooLargeError,
-  InvalidPathError,
-  NotAFileError,
-  RevisionMismatchError,
-} from "./workspace-file-errors.ts";
+import { BinaryFileError, FileNotFoundError, FileTooLargeError, InvalidPathError, NotAFileError, RevisionMismatchError } from "./workspace-file-errors.ts";
 
 /**
  * Default largest file read or written as text: 5 MiB. Large enough for any source file, small
@@ -63,11 +56,7 @@ export function fileRevision(content: string | Uint8Array): string {
 }
 
 /** Reads a UTF-8 text file of the workspace. Binary (NUL bytes, invalid UTF-8) and huge files are refused. */
-export async function readWorkspaceFile(
-  rootPath: string,
-  requestedPath: string,
-  options: WorkspaceFileLimits = {},
-): Promise<WorkspaceFile> {
+export async function readWorkspaceFile(rootPath: string, requestedPath: string, options: WorkspaceFileLimits = {}): Promise<WorkspaceFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new InvalidPathError(requestedPath, "a file path is needed, not the workspace root");

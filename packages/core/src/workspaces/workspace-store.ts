@@ -37,12 +37,7 @@ export interface CreateWorkspaceOptions {
 }
 
 /** Creates `<WORKSPACES_ROOT>/<workspace id>` and records it for `userId`. */
-export async function createWorkspace(
-  db: Db,
-  userId: string,
-  input: { name: string },
-  options: CreateWorkspaceOptions,
-): Promise<WorkspaceRecord> {
+export async function createWorkspace(db: Db, userId: string, input: { name: string }, options: CreateWorkspaceOptions): Promise<WorkspaceRecord> {
   const id = (options.generateId ?? generateId)("ws");
   await mkdir(options.workspacesRoot, { recursive: true });
   // Stored real so that path checks later compare like with like (WORKSPACES_ROOT may be a symlink).
@@ -72,9 +67,7 @@ export async function registerWorkspaceDirectory(
   });
   if (!(await stat(rootPath)).isDirectory()) throw new PathNotAllowedError(input.path, "the path is not a directory");
   const allowedRoots = await Promise.all(options.fileRoots.map((root) => realpath(root).catch(() => undefined)));
-  const inside = allowedRoots.some(
-    (root) => root !== undefined && (rootPath === root || rootPath.startsWith(root.endsWith(sep) ? root : root + sep)),
-  );
+  const inside = allowedRoots.some((root) => root !== undefined && (rootPath === root || rootPath.startsWith(root.endsWith(sep) ? root : root + sep)));
   if (!inside) throw new PathNotAllowedError(input.path, "the directory is outside FILE_ROOTS");
   const id = (options.generateId ?? generateId)("ws");
   return db.workspace.create({ data: { id, userId, name: input.name, rootPath }, select: record });

@@ -16,10 +16,21 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-const writeFileTool = { name: "write_file", description: "Write a file", parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } } };
+const writeFileTool = {
+  name: "write_file",
+  description: "Write a file",
+  parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } },
+};
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return { model: "claude-sonnet-4-5", messages: [{ role: "user", content: "hello" }], tools: [], signal: new AbortController().signal, inactivityTimeoutMs: 5000, ...overrides };
+  return {
+    model: "claude-sonnet-4-5",
+    messages: [{ role: "user", content: "hello" }],
+    tools: [],
+    signal: new AbortController().signal,
+    inactivityTimeoutMs: 5000,
+    ...overrides,
+  };
 }
 
 function client(overrides: Partial<Parameters<typeof createAnthropicModelClient>[0]> = {}) {
@@ -33,7 +44,12 @@ describe("createAnthropicModelClient", () => {
     const response = await client().complete(request({ onTextDelta: (text) => deltas.push(text) }));
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join("")).toBe("Claude answers in several small pieces.");
-    expect(response).toMatchObject({ text: "Claude answers in several small pieces.", toolCalls: [], usage: { inputTokens: 120, outputTokens: 9 }, finishReason: "stop" });
+    expect(response).toMatchObject({
+      text: "Claude answers in several small pieces.",
+      toolCalls: [],
+      usage: { inputTokens: 120, outputTokens: 9 },
+      finishReason: "stop",
+    });
     const sent = server.requests[0]!;
     expect(sent.body.max_tokens).toBe(4096);
     expect(sent.body.stream).toBe(true);
@@ -67,7 +83,14 @@ describe("createAnthropicModelClient", () => {
         messages: [
           { role: "system", content: "You are terse." },
           { role: "user", content: "read both" },
-          { role: "assistant", content: "Reading.", toolCalls: [{ id: "toolu_a", name: "read_file", argumentsText: '{"path":"a"}' }, { id: "toolu_b", name: "read_file", argumentsText: "" }] },
+          {
+            role: "assistant",
+            content: "Reading.",
+            toolCalls: [
+              { id: "toolu_a", name: "read_file", argumentsText: '{"path":"a"}' },
+              { id: "toolu_b", name: "read_file", argumentsText: "" },
+            ],
+          },
           { role: "tool", toolCallId: "toolu_a", content: "A" },
           { role: "tool", toolCallId: "toolu_b", content: "no such file", isError: true },
         ],
@@ -114,7 +137,9 @@ describe("createAnthropicModelClient", () => {
 
   it("does not retry an in-stream error after text was published", async () => {
     server.enqueue({ text: "published text here", textChunkSize: 5, streamError: { afterEvents: 4, message: "Overloaded" } });
-    const error = await client().complete(request({ onTextDelta: () => {} })).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request({ onTextDelta: () => {} }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).retryable).toBe(true);
     expect((error as ModelProviderError).message).toContain("Overloaded");
@@ -123,7 +148,9 @@ describe("createAnthropicModelClient", () => {
 
   it("does not retry a 400", async () => {
     server.enqueue({ error: { status: 400, message: "messages: roles must alternate" } });
-    const error = await client().complete(request()).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).retryable).toBe(false);
     expect((error as ModelProviderError).message).toContain("roles must alternate");
@@ -132,7 +159,9 @@ describe("createAnthropicModelClient", () => {
 
   it("ends a stalled stream with StreamTimeoutError", async () => {
     server.enqueue({ text: "stalls after the start", stallAfterEvents: 3 });
-    const error = await client().complete(request({ inactivityTimeoutMs: 200 })).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request({ inactivityTimeoutMs: 200 }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StreamTimeoutError);
   });
 
@@ -154,7 +183,9 @@ describe("createAnthropicModelClient", () => {
         probe.close(() => resolve(chosen));
       });
     });
-    const error = await createAnthropicModelClient({ apiKey: "k", baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 }).complete(request()).catch((caught: unknown) => caught);
+    const error = await createAnthropicModelClient({ apiKey: "k", baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 })
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).message).toContain(`http://127.0.0.1:${port}`);
     expect((error as ModelProviderError).retryable).toBe(true);

@@ -16,7 +16,11 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
-const readFileTool = { name: "read_file", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const readFileTool = {
+  name: "read_file",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -98,7 +102,9 @@ describe("createOpenAIModelClient", () => {
   it("retries a 429 (honouring retry-after) and then succeeds", async () => {
     server.enqueue({ error: { status: 429, message: "slow down", headers: { "retry-after-ms": "20" } } }, { text: "after the wait" });
     const retries: { delayMs: number; status: number | undefined }[] = [];
-    const response = await client({ retry: { baseDelayMs: 1, onRetry: ({ delayMs, error }) => retries.push({ delayMs, status: error.status }) } }).complete(request());
+    const response = await client({ retry: { baseDelayMs: 1, onRetry: ({ delayMs, error }) => retries.push({ delayMs, status: error.status }) } }).complete(
+      request(),
+    );
     expect(response.text).toBe("after the wait");
     expect(retries).toEqual([{ delayMs: 20, status: 429 }]);
     expect(server.requests).toHaveLength(2);
@@ -114,7 +120,9 @@ describe("createOpenAIModelClient", () => {
   it("does not retry a 400 and reports it as not retryable", async () => {
     // Nothing else is queued: a retry would reach the server a second time and show in `requests`.
     server.enqueue({ error: { status: 400, message: "bad tool schema" } });
-    const error = await client().complete(request()).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).retryable).toBe(false);
     expect((error as ModelProviderError).status).toBe(400);
@@ -124,7 +132,9 @@ describe("createOpenAIModelClient", () => {
 
   it("gives up after maxRetries with the last retryable error", async () => {
     server.enqueue({ error: { status: 502 } }, { error: { status: 502 } });
-    const error = await client({ maxRetries: 1 }).complete(request()).catch((caught: unknown) => caught);
+    const error = await client({ maxRetries: 1 })
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).retryable).toBe(true);
     expect(server.requests).toHaveLength(2);
@@ -133,7 +143,9 @@ describe("createOpenAIModelClient", () => {
   it("ends a stalled stream with StreamTimeoutError", async () => {
     server.enqueue({ text: "partial answer that stalls", stallAfterEvents: 2 });
     const started = Date.now();
-    const error = await client().complete(request({ inactivityTimeoutMs: 200 })).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request({ inactivityTimeoutMs: 200 }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StreamTimeoutError);
     expect(Date.now() - started).toBeLessThan(3000);
   });
@@ -148,7 +160,9 @@ describe("createOpenAIModelClient", () => {
 
   it("times out a server that never sends its headers", async () => {
     server.enqueue({ text: "late", delayMs: 60_000 });
-    const error = await client({ maxRetries: 0 }).complete(request({ inactivityTimeoutMs: 150 })).catch((caught: unknown) => caught);
+    const error = await client({ maxRetries: 0 })
+      .complete(request({ inactivityTimeoutMs: 150 }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(StreamTimeoutError);
   });
 
@@ -176,7 +190,9 @@ describe("createOpenAIModelClient", () => {
   it("does not retry a failure after text was already streamed to the caller", async () => {
     server.enqueue({ text: "some text then a crash", hangUp: true, stallAfterEvents: 3 });
     const deltas: string[] = [];
-    const error = await client().complete(request({ onTextDelta: (text) => deltas.push(text) })).catch((caught: unknown) => caught);
+    const error = await client()
+      .complete(request({ onTextDelta: (text) => deltas.push(text) }))
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(deltas.join("")).toBe("some text then a");
     expect(server.requests).toHaveLength(1);
@@ -185,7 +201,9 @@ describe("createOpenAIModelClient", () => {
   it("names the URL it tried when the connection is refused", async () => {
     const port = await freePort();
     const baseURL = `http://127.0.0.1:${port}/v1`;
-    const error = await createOpenAIModelClient({ baseURL, maxRetries: 0 }).complete(request()).catch((caught: unknown) => caught);
+    const error = await createOpenAIModelClient({ baseURL, maxRetries: 0 })
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).message).toContain(baseURL);
     expect((error as ModelProviderError).message).toContain("ECONNREFUSED");
@@ -193,7 +211,9 @@ describe("createOpenAIModelClient", () => {
   });
 
   it("names the base URL when the endpoint answers 404 (a base URL missing /v1)", async () => {
-    const error = await createOpenAIModelClient({ baseURL: server.url, maxRetries: 0 }).complete(request()).catch((caught: unknown) => caught);
+    const error = await createOpenAIModelClient({ baseURL: server.url, maxRetries: 0 })
+      .complete(request())
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).status).toBe(404);
     expect((error as ModelProviderError).retryable).toBe(false);

@@ -4,7 +4,10 @@ import { OpenAIToolCallAccumulator } from "./openai-tool-call-accumulator.ts";
 describe("OpenAIToolCallAccumulator", () => {
   const ids = () => {
     let next = 0;
-    return () => `gen_${(next += 1)}`;
+    return () => {
+      next += 1;
+      return `gen_${next}`;
+    };
   };
 
   it("joins argument fragments by index, id and name from the first delta", () => {

@@ -50,10 +50,7 @@ export async function readMigrationRecords(client: pg.ClientBase): Promise<Migra
  * transaction, so `started_at` (`now()`) is when the transaction began and `finished_at` is the
  * wall-clock time after the script.
  */
-export async function insertMigrationRecord(
-  client: pg.ClientBase,
-  record: { id: string; migrationName: string; checksum: string },
-): Promise<void> {
+export async function insertMigrationRecord(client: pg.ClientBase, record: { id: string; migrationName: string; checksum: string }): Promise<void> {
   await client.query(
     `INSERT INTO _prisma_migrations (id, checksum, migration_name, started_at, finished_at, applied_steps_count)
      VALUES ($1, $2, $3, now(), clock_timestamp(), 1)`,

@@ -1,8 +1,4 @@
-import {
-  MigrationChecksumMismatchError,
-  MigrationFailedPreviouslyError,
-  MigrationMissingFromDirectoryError,
-} from "./migration-errors.ts";
+import { MigrationChecksumMismatchError, MigrationFailedPreviouslyError, MigrationMissingFromDirectoryError } from "./migration-errors.ts";
 import { scriptMatchesChecksum } from "./migration-checksum.ts";
 import type { MigrationFile } from "./read-migrations.ts";
 
@@ -30,11 +26,7 @@ export interface MigrationPlan {
  * everything until someone resolves it. Unlike `prisma migrate deploy`, an edited migration is refused:
  * the database would silently differ from what the files describe.
  */
-export function planMigrations(
-  files: readonly MigrationFile[],
-  records: readonly MigrationRecord[],
-  migrationsDirectory: string,
-): MigrationPlan {
+export function planMigrations(files: readonly MigrationFile[], records: readonly MigrationRecord[], migrationsDirectory: string): MigrationPlan {
   const live = records.filter((record) => record.rolledBackAt === null);
 
   const failed = live.find((record) => record.finishedAt === null);

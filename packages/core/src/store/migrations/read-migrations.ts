@@ -1,3 +1,4 @@
+import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { migrationChecksum } from "./migration-checksum.ts";
@@ -21,16 +22,16 @@ const LOCK_FILE = "migration_lock.toml";
  * migration.sql is an error, as it is for Prisma.
  */
 export async function readMigrations(migrationsDirectory: string): Promise<MigrationFile[]> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(migrationsDirectory, { withFileTypes: true });
   } catch (error) {
-    throw new MigrationsDirectoryError(
-      `cannot read the migrations directory ${migrationsDirectory}: ${(error as Error).message}`,
-      { migrationsDirectory },
-    );
+    throw new MigrationsDirectoryError(`cannot read the migrations directory ${migrationsDirectory}: ${(error as Error).message}`, { migrationsDirectory });
   }
-  await checkLockFileProvider(migrationsDirectory, entries.some((entry) => entry.isFile() && entry.name === LOCK_FILE));
+  await checkLockFileProvider(
+    migrationsDirectory,
+    entries.some((entry) => entry.isFile() && entry.name === LOCK_FILE),
+  );
 
   const names = entries
     .filter((entry) => entry.isDirectory())
@@ -43,10 +44,10 @@ export async function readMigrations(migrationsDirectory: string): Promise<Migra
     try {
       bytes = await readFile(path);
     } catch {
-      throw new MigrationsDirectoryError(
-        `migration ${name} has no migration.sql (${path}): add the file or remove the directory`,
-        { migration: name, migrationsDirectory },
-      );
+      throw new MigrationsDirectoryError(`migration ${name} has no migration.sql (${path}): add the file or remove the directory`, {
+        migration: name,
+        migrationsDirectory,
+      });
     }
     migrations.push({ name, sql: bytes.toString("utf8"), checksum: migrationChecksum(bytes) });
   }

@@ -88,9 +88,7 @@ describe("edit_file", () => {
     await workspace.put({ "a.ts": "alpha\n" });
     await read("a.ts");
     expect(errorOf(await workspace.run(createEditFileTool(), { path: "b.ts", old_text: "a", new_text: "b" }))).toContain("does not exist");
-    expect(errorOf(await workspace.run(createEditFileTool(), { path: "a.ts", old_text: "alpha", new_text: "alpha" }))).toContain(
-      "nothing to change",
-    );
+    expect(errorOf(await workspace.run(createEditFileTool(), { path: "a.ts", old_text: "alpha", new_text: "alpha" }))).toContain("nothing to change");
     expect(createEditFileTool().parameters.safeParse({ path: "a.ts", old_text: "", new_text: "x" }).success).toBe(false);
   });
 });

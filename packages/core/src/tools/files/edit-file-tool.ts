@@ -72,7 +72,7 @@ export function createEditFileTool(options: EditFileToolOptions = {}): ToolDefin
         });
         await context.fileReads.recordRead(workspace.id, written.path, written.revision);
 
-        const firstLine = splitLines(content.slice(0, start) + "x").length;
+        const firstLine = splitLines(`${content.slice(0, start)}x`).length;
         const lastLine = firstLine + Math.max(splitLines(newText).length, 1) - 1;
         const snippet = editedRegion(content, firstLine, lastLine, contextLines);
         return {

@@ -24,7 +24,7 @@ const HINTS: Record<string, string> = {
 export function toolFailure(error: unknown): ToolResult {
   if (error instanceof AgentqError) {
     const hint = HINTS[error.code];
-    return { ok: false, error: capitalize(error.message) + "." + (hint ? ` ${hint}` : ""), data: { code: error.code } };
+    return { ok: false, error: `${capitalize(error.message)}.${hint ? ` ${hint}` : ""}`, data: { code: error.code } };
   }
   const code = errnoCode(error);
   if (code === "EACCES" || code === "EPERM" || code === "EROFS" || code === "ENOSPC" || code === "ENAMETOOLONG") {

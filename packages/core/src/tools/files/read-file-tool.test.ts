@@ -12,7 +12,7 @@ afterEach(async () => {
   await workspace.dispose();
 });
 
-const numbered = (count: number) => Array.from({ length: count }, (_, index) => `line ${index + 1}`).join("\n") + "\n";
+const numbered = (count: number) => `${Array.from({ length: count }, (_, index) => `line ${index + 1}`).join("\n")}\n`;
 
 describe("read_file", () => {
   it("declares itself a tainting read of the files family", () => {
@@ -45,7 +45,7 @@ describe("read_file", () => {
   });
 
   it("ends a page early at the character budget, and cuts very long lines", async () => {
-    await workspace.put({ "wide.txt": `${"x".repeat(50)}\n`.repeat(10) + `${"y".repeat(500)}\n` });
+    await workspace.put({ "wide.txt": `${`${"x".repeat(50)}\n`.repeat(10)}${"y".repeat(500)}\n` });
     const tool = createReadFileTool({ maxPageChars: 200, maxLineChars: 100 });
     const page = outputOf(await workspace.run(tool, { path: "wide.txt" }));
     expect(page).toContain("lines 1-3 of 11");
@@ -56,9 +56,7 @@ describe("read_file", () => {
 
   it("refuses an offset past the end and records nothing", async () => {
     await workspace.put({ "short.txt": "one\n" });
-    expect(errorOf(await workspace.run(createReadFileTool(), { path: "short.txt", offset: 5 }))).toContain(
-      "short.txt has 1 lines; offset 5 is past its end",
-    );
+    expect(errorOf(await workspace.run(createReadFileTool(), { path: "short.txt", offset: 5 }))).toContain("short.txt has 1 lines; offset 5 is past its end");
     expect(workspace.ledger.reads.size).toBe(0);
   });
 

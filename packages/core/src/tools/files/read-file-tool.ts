@@ -48,7 +48,7 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
     async execute(args, context) {
       const workspace = context.workspace;
       if (workspace === null) return missingWorkspace();
-      let file;
+      let file: Awaited<ReturnType<typeof readWorkspaceFile>>;
       try {
         file = await readWorkspaceFile(workspace.rootPath, args.path, { maxBytes: options.maxFileBytes });
       } catch (error) {

@@ -25,8 +25,7 @@ describe("search_files", () => {
     await symlink(path.join(workspace.root, "src/a.ts"), path.join(workspace.root, "link.ts"));
     const output = outputOf(await workspace.run(createSearchFilesTool(), { query: "needle" }));
     expect(output).toBe(
-      '2 matching line(s) for "needle" in the workspace (1 binary or large file(s) skipped):\n' +
-        "src/a.ts:1: const needle = 1;\nsrc/a.ts:3: needle again",
+      '2 matching line(s) for "needle" in the workspace (1 binary or large file(s) skipped):\n' + "src/a.ts:1: const needle = 1;\nsrc/a.ts:3: needle again",
     );
   });
 
@@ -69,9 +68,7 @@ describe("search_files", () => {
 
   it("says when nothing matches, and refuses missing and outside paths", async () => {
     await workspace.put({ "a.txt": "x" });
-    expect(outputOf(await workspace.run(createSearchFilesTool(), { query: "zzz" }))).toBe(
-      'No matches for "zzz" in the workspace; 1 file(s) searched.',
-    );
+    expect(outputOf(await workspace.run(createSearchFilesTool(), { query: "zzz" }))).toBe('No matches for "zzz" in the workspace; 1 file(s) searched.');
     expect(errorOf(await workspace.run(createSearchFilesTool(), { query: "x", path: "nope" }))).toContain("nope does not exist");
     expect((await workspace.run(createSearchFilesTool(), { query: "x", path: "../" })).data).toMatchObject({
       code: "path_outside_workspace",

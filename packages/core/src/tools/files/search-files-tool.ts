@@ -1,4 +1,5 @@
 import { constants } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
 import { openFileBeneath, statBeneath } from "../../workspaces/open-beneath.ts";
 import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
@@ -124,7 +125,7 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
 
 /** The file as text, or undefined when it is too large, binary (a NUL early on, invalid UTF-8) or unreadable. */
 async function readSearchableText(rootPath: string, relativePath: string, maxFileBytes: number): Promise<string | undefined> {
-  let handle;
+  let handle: FileHandle;
   try {
     // Beneath the root with no link followed (open-beneath.ts): a directory swapped for a link
     // during the walk is not searched through.

@@ -31,11 +31,7 @@ export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git",
  * Symbolic links are reported, never followed: they could lead outside the workspace or loop.
  * The caller stops the walk early by leaving its `for await` loop.
  */
-export async function* walkWorkspace(
-  rootPath: string,
-  startAbsolutePath: string,
-  options: WalkWorkspaceOptions = {},
-): AsyncGenerator<WorkspaceEntry> {
+export async function* walkWorkspace(rootPath: string, startAbsolutePath: string, options: WalkWorkspaceOptions = {}): AsyncGenerator<WorkspaceEntry> {
   const skipNames = options.skipDirectoryNames ?? DEFAULT_SKIPPED_DIRECTORIES;
   const maxEntriesPerDirectory = options.maxEntriesPerDirectory ?? 10_000;
   const pending = [toRelative(rootPath, startAbsolutePath)];
@@ -62,13 +58,7 @@ export async function* walkWorkspace(
       listing = await opendir(pathBeneath(handle));
       for await (const dirent of listing) {
         const relativePath = directory === "" ? dirent.name : `${directory}/${dirent.name}`;
-        const kind: WorkspaceEntryKind = dirent.isSymbolicLink()
-          ? "symlink"
-          : dirent.isDirectory()
-            ? "directory"
-            : dirent.isFile()
-              ? "file"
-              : "other";
+        const kind: WorkspaceEntryKind = dirent.isSymbolicLink() ? "symlink" : dirent.isDirectory() ? "directory" : dirent.isFile() ? "file" : "other";
         children.push({
           relativePath,
           absolutePath: path.join(rootPath, ...relativePath.split("/")),

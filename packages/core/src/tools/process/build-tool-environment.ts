@@ -4,10 +4,7 @@
  * REDIS_URL, provider API keys, APPROVAL_SECRET) stays out of reach of model-written commands.
  * Called once by the app at boot; the result is passed to createRunCommandTool.
  */
-export function buildToolEnvironment(
-  processEnv: Readonly<Record<string, string | undefined>>,
-  allowList: readonly string[],
-): Record<string, string> {
+export function buildToolEnvironment(processEnv: Readonly<Record<string, string | undefined>>, allowList: readonly string[]): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const rawName of allowList) {
     const name = rawName.trim();

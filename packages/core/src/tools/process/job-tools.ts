@@ -8,7 +8,13 @@ import type { ToolContext, ToolDefinition, ToolResult, WorkspaceRef } from "../t
 /** What the job tools ask of the process that runs them (the worker's job supervisor). */
 export interface JobControl {
   /** Starts a job in the sandbox; a refusal (the user's job_max_running reached, no sandbox) is `{ok: false}`. */
-  start(input: { userId: string; runId: string; workspace: WorkspaceRef; command: string; name: string }): Promise<{ ok: true; job: JobRecord } | { ok: false; error: string }>;
+  start(input: {
+    userId: string;
+    runId: string;
+    workspace: WorkspaceRef;
+    command: string;
+    name: string;
+  }): Promise<{ ok: true; job: JobRecord } | { ok: false; error: string }>;
   /** Asks the job's owner (any worker) to stop it; a finished job is JobFinishedError. */
   stop(userId: string, jobId: string): Promise<JobRecord>;
   list(userId: string, filter: { workspaceId?: string }): Promise<JobRecord[]>;
@@ -29,7 +35,7 @@ const jobId = z.string().min(1).max(200).describe("The job_id that start_job ret
  * untrusted material). `control` is null where tools are only listed (the API).
  */
 export function createJobTools(control: JobControl | null): ToolDefinition[] {
-  const withControl = async (context: ToolContext, action: (jobs: JobControl) => Promise<ToolResult>): Promise<ToolResult> => {
+  const withControl = async (_context: ToolContext, action: (jobs: JobControl) => Promise<ToolResult>): Promise<ToolResult> => {
     if (control === null) return { ok: false, error: "background jobs are not available in this process" };
     try {
       return await action(control);

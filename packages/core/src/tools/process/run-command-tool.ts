@@ -103,8 +103,7 @@ function commandResult(outcome: ProcessGroupOutcome, timeoutSeconds: number): To
   };
   switch (outcome.termination) {
     case "exited": {
-      const status =
-        outcome.exitCode !== null ? `exit code ${outcome.exitCode}` : `killed by signal ${outcome.exitSignal ?? "unknown"}`;
+      const status = outcome.exitCode !== null ? `exit code ${outcome.exitCode}` : `killed by signal ${outcome.exitSignal ?? "unknown"}`;
       return { ok: true, output: `[${status}, ${seconds} s]\n${shownOutput}`, data };
     }
     case "timed_out":

@@ -15,9 +15,7 @@ export function classifyContentType(header: string | undefined, body: Buffer): B
   if (header === undefined || header.trim() === "") return sniff(body);
   const [mimeTypePart = "", ...parameters] = header.split(";");
   const mimeType = mimeTypePart.trim().toLowerCase();
-  const charset = parameters
-    .map((parameter) => parameter.trim().match(/^charset\s*=\s*"?([^";]+)"?$/i)?.[1])
-    .find((value) => value !== undefined);
+  const charset = parameters.map((parameter) => parameter.trim().match(/^charset\s*=\s*"?([^";]+)"?$/i)?.[1]).find((value) => value !== undefined);
   if (HTML_TYPES.has(mimeType)) return { kind: "html", charset: charset ?? metaCharset(body) };
   if (TEXT_TYPES.has(mimeType) || mimeType.endsWith("+json")) return { kind: "text", charset };
   return { kind: "unsupported", mimeType };
@@ -42,5 +40,8 @@ function sniff(body: Buffer): BodyKind {
 }
 
 function metaCharset(body: Buffer): string | undefined {
-  return body.subarray(0, 2048).toString("latin1").match(/<meta[^>]+charset\s*=\s*["']?([\w-]+)/i)?.[1];
+  return body
+    .subarray(0, 2048)
+    .toString("latin1")
+    .match(/<meta[^>]+charset\s*=\s*["']?([\w-]+)/i)?.[1];
 }

@@ -91,11 +91,7 @@ export function createFetchPageTool(options: FetchPageToolOptions = {}): ToolDef
   };
 }
 
-function pageResult(
-  requestedUrl: URL,
-  response: GuardedHttpResponse,
-  limits: { maxBytes: number; maxTextChars: number },
-): ToolResult {
+function pageResult(requestedUrl: URL, response: GuardedHttpResponse, limits: { maxBytes: number; maxTextChars: number }): ToolResult {
   const contentTypeHeader = response.headers["content-type"];
   const kind = classifyContentType(contentTypeHeader, response.body);
   const data = {

@@ -84,12 +84,7 @@ function requestOnce(url: URL, options: GuardedHttpGetOptions): Promise<Incoming
   });
 }
 
-async function readBody(
-  response: IncomingMessage,
-  url: URL,
-  maxBytes: number,
-  signal: AbortSignal,
-): Promise<{ body: Buffer; truncated: boolean }> {
+async function readBody(response: IncomingMessage, url: URL, maxBytes: number, signal: AbortSignal): Promise<{ body: Buffer; truncated: boolean }> {
   const stream = decodedStream(response);
   const chunks: Buffer[] = [];
   let size = 0;

@@ -25,8 +25,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): ToolDefiniti
   return {
     name: "web_search",
     family: "web",
-    description:
-      "Search the web. Returns a numbered list of results (title, URL, snippet); use fetch_page to read one.",
+    description: "Search the web. Returns a numbered list of results (title, URL, snippet); use fetch_page to read one.",
     parameters: webSearchParameters,
     effects: ["network"],
     taints: true,
@@ -45,9 +44,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): ToolDefiniti
         if (results.length === 0) {
           return { ok: true, output: `No results for "${args.query}".`, data: { query: args.query, results: [] } };
         }
-        const lines = results.map(
-          (result, index) => `${index + 1}. ${result.title}\n   ${result.url}${result.snippet ? `\n   ${result.snippet}` : ""}`,
-        );
+        const lines = results.map((result, index) => `${index + 1}. ${result.title}\n   ${result.url}${result.snippet ? `\n   ${result.snippet}` : ""}`);
         return {
           ok: true,
           output: `Results for "${args.query}" (${backend.name}):\n\n${lines.join("\n\n")}`,

@@ -71,7 +71,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
     if (options.prlimitPath === null) return { file: options.bwrapPath, args: bwrap, env: {}, cwd: "/" };
     return {
       file: options.prlimitPath,
-      args: [`--nofile=${limits.maxOpenFiles}:${limits.maxOpenFiles}`, `--fsize=${limits.maxFileSizeBytes}:${limits.maxFileSizeBytes}`, "--", options.bwrapPath, ...bwrap],
+      args: [
+        `--nofile=${limits.maxOpenFiles}:${limits.maxOpenFiles}`,
+        `--fsize=${limits.maxFileSizeBytes}:${limits.maxFileSizeBytes}`,
+        "--",
+        options.bwrapPath,
+        ...bwrap,
+      ],
       env: {},
       cwd: "/",
     };
@@ -156,7 +162,10 @@ async function childrenOf(pid: number): Promise<number[]> {
   const deadline = Date.now() + 2_000;
   for (;;) {
     const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
-    const pids = text.split(/\s+/).filter((value) => value !== "").map(Number);
+    const pids = text
+      .split(/\s+/)
+      .filter((value) => value !== "")
+      .map(Number);
     if (pids.length > 0 || Date.now() > deadline) return pids;
     await new Promise((resolve) => setTimeout(resolve, 2));
   }

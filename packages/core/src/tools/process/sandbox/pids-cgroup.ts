@@ -19,7 +19,10 @@ export interface PidsCgroupRoot {
 export interface PidsCgroup {
   /** Moves these processes (and so everything they start from now on) into the cgroup. */
   add(pids: readonly number[]): Promise<void>;
-  /** Removes the cgroup once its processes are gone (retries briefly; leaves it if still busy). */
+  /**
+   * Waits until the cgroup's processes are gone (up to 0.5 s, then kills what is left), and removes
+   * it: when it resolves, nothing the command started is still running.
+   */
   remove(): Promise<void>;
 }
 
@@ -69,13 +72,33 @@ function cgroupRoot(version: 1 | 2, directory: string): PidsCgroupRoot {
           for (const pid of pids) await writeFile(path.join(own, "cgroup.procs"), String(pid));
         },
         async remove() {
+          // Nothing of the command may outlive it: its processes normally die with the sandbox's pid 1
+          // (asynchronously); whatever is still listed after a short wait is killed here.
+          const members = async () =>
+            (await readFile(path.join(own, "cgroup.procs"), "utf8").catch(() => ""))
+              .split("\n")
+              .filter((line) => line !== "")
+              .map(Number);
+          for (let attempt = 0; attempt < 40; attempt += 1) {
+            const pids = await members();
+            if (pids.length === 0) break;
+            if (attempt >= 20) {
+              for (const pid of pids) {
+                try {
+                  process.kill(pid, "SIGKILL");
+                } catch {
+                  // gone meanwhile
+                }
+              }
+            }
+            await new Promise((resolve) => setTimeout(resolve, 25));
+          }
           for (let attempt = 0; attempt < 20; attempt += 1) {
             try {
               await rmdir(own);
               return;
             } catch (error) {
               const code = (error as NodeJS.ErrnoException).code;
-              if (code === "ENOENT") return;
               if (code !== "EBUSY") return;
               await new Promise((resolve) => setTimeout(resolve, 50));
             }

@@ -57,7 +57,13 @@ export async function probeProcessSandbox(options: ProbeProcessSandboxOptions): 
   const prlimitPath = (await findExecutable("prlimit", options.searchPath)) ?? null;
   const cgroups = await openPidsCgroupRoot();
   const bindings = await systemBindings();
-  const sandbox = createBubblewrapSandbox({ bwrapPath, prlimitPath, cgroups: cgroups.root ?? null, bindings, ...(options.limits ? { limits: options.limits } : {}) });
+  const sandbox = createBubblewrapSandbox({
+    bwrapPath,
+    prlimitPath,
+    cgroups: cgroups.root ?? null,
+    bindings,
+    ...(options.limits ? { limits: options.limits } : {}),
+  });
   const workspace = await mkdtemp(path.join(tmpdir(), "agentq-sandbox-probe-"));
   try {
     const started = await sandbox.spawn({ command: "test -w .", workspacePath: workspace, environment: {}, network: false });
@@ -116,7 +122,11 @@ function systemBindings(): Promise<SystemBindings> {
 }
 
 async function findSystemBindings(): Promise<SystemBindings> {
-  const exists = (candidate: string) => lstat(candidate).then(() => true, () => false);
+  const exists = (candidate: string) =>
+    lstat(candidate).then(
+      () => true,
+      () => false,
+    );
   const readOnly = ["/usr"];
   const symlinks: SystemBindings["symlinks"] = [];
   for (const top of TOP_LEVEL) {
@@ -131,7 +141,11 @@ async function findSystemBindings(): Promise<SystemBindings> {
   const directory = await mkdtemp(path.join(tmpdir(), "agentq-sandbox-etc-"));
   const passwdFile = path.join(directory, "passwd");
   const groupFile = path.join(directory, "group");
-  await writeFile(passwdFile, "root:x:0:0:root:/tmp:/bin/bash\nagentq:x:1000:1000:agentq sandbox:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n", { mode: 0o644 });
+  await writeFile(
+    passwdFile,
+    "root:x:0:0:root:/tmp:/bin/bash\nagentq:x:1000:1000:agentq sandbox:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+    { mode: 0o644 },
+  );
   await writeFile(groupFile, "root:x:0:\nagentq:x:1000:\nnogroup:x:65534:\n", { mode: 0o644 });
   return { readOnly, symlinks, networkOnly, passwdFile, groupFile };
 }

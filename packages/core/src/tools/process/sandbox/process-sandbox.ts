@@ -66,6 +66,4 @@ export interface ProcessSandbox {
 }
 
 /** The result of probing the sandbox once at process start. */
-export type SandboxAvailability =
-  | { available: true; sandbox: ProcessSandbox }
-  | { available: false; reason: string };
+export type SandboxAvailability = { available: true; sandbox: ProcessSandbox } | { available: false; reason: string };

@@ -46,9 +46,7 @@ describe("createGuardedLookup", () => {
   it("lets an allow-listed private answer through, on the listed port only", async () => {
     const answer: ResolvedAddress[] = [{ address: "10.0.0.7", family: 4 }];
     expect((await lookupResult("http://intranet.test:8080/", answer, ["10.0.0.0/8:8080"])).error).toBeNull();
-    expect((await lookupResult("http://intranet.test:9090/", answer, ["10.0.0.0/8:8080"])).error).toBeInstanceOf(
-      DestinationNotAllowedError,
-    );
+    expect((await lookupResult("http://intranet.test:9090/", answer, ["10.0.0.0/8:8080"])).error).toBeInstanceOf(DestinationNotAllowedError);
   });
 
   it("answers ENOTFOUND for a name without addresses", async () => {

@@ -46,16 +46,16 @@ export function bareHostname(url: URL): string {
 export function checkUrlBeforeConnect(url: URL, allowList: readonly WebFetchAllowEntry[]): void {
   const shown = url.href;
   if (!(ALLOWED_PROTOCOLS as readonly string[]).includes(url.protocol)) {
-    throw new DestinationNotAllowedError(
-      `fetch_page refused ${shown}: only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}.`,
-      { url: shown, reason: "scheme" },
-    );
+    throw new DestinationNotAllowedError(`fetch_page refused ${shown}: only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}.`, {
+      url: shown,
+      reason: "scheme",
+    });
   }
   if (url.username !== "" || url.password !== "") {
-    throw new DestinationNotAllowedError(
-      `fetch_page refused ${shown}: URLs with embedded credentials (user@host) are not fetched.`,
-      { url: shown, reason: "credentials" },
-    );
+    throw new DestinationNotAllowedError(`fetch_page refused ${shown}: URLs with embedded credentials (user@host) are not fetched.`, {
+      url: shown,
+      reason: "credentials",
+    });
   }
   const hostname = bareHostname(url);
   if (isIP(hostname) !== 0) {
@@ -90,7 +90,10 @@ export function createGuardedLookup(options: {
         for (const entry of addresses) checkAddress(options.url, hostname, entry.address, options.allowList);
         options.onAddressesAllowed?.(addresses);
         if (lookupOptions.all === true) {
-          callback(null, addresses.map((entry) => ({ address: entry.address, family: entry.family })));
+          callback(
+            null,
+            addresses.map((entry) => ({ address: entry.address, family: entry.family })),
+          );
         } else {
           const first = addresses[0]!;
           callback(null, first.address, first.family);

@@ -104,9 +104,7 @@ function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
 
 /** IPv4-mapped IPv6 addresses reach the IPv4 host, so they match (and are matched) as IPv4. */
 function normalizeAddress(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress()
-    ? (address as ipaddr.IPv6).toIPv4Address()
-    : address;
+  return address.kind() === "ipv6" && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address() : address;
 }
 
 function mappedPrefix(address: ipaddr.IPv4 | ipaddr.IPv6, prefixLength: number): number {
