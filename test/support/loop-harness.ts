@@ -1,0 +1,116 @@
+// The run loop in-process (issue 10, "tests in layers"): the real core (create, acquire, execute,
+// commit) on a database cloned from the migrated template, with the scripted model and in-memory
+// stand-ins for what crosses processes (event publishing, scheduling). No API, no worker, no Redis:
+// a round trip is a few milliseconds, so the loop's rules can be tested many times over.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { systemClock } from "@agentq/core/clock";
+import { createChat } from "@agentq/core/chats/chat-store";
+import type { RunEventRecord } from "@agentq/core/events/run-event";
+import { generateId } from "@agentq/core/ids";
+import { createRun, type CreateRunInput } from "@agentq/core/runs/create-run";
+import { executeRun } from "@agentq/core/runs/execute-run";
+import { acquireRun } from "@agentq/core/runs/run-lease";
+import type { RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
+import type { RunOutcome } from "@agentq/core/runs/run-outcome";
+import { readRunEvents } from "@agentq/core/runs/run-queries";
+import { updateSettings } from "@agentq/core/settings/agent-settings";
+import { RunJournal } from "@agentq/core/store/commit-run-change";
+import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { ScriptedModel, type ScriptedStep } from "@agentq/core/testing/scripted-model";
+import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
+import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
+import { createToolRegistry } from "@agentq/core/tools/tool-registry";
+import { createUser } from "@agentq/core/users/user-store";
+import { createWorkspace } from "@agentq/core/workspaces/workspace-store";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+export interface LoopHarness {
+  prisma: PrismaClient;
+  model: ScriptedModel;
+  userId: string;
+  /** Runs handed to a worker (what the queue would have received), in order. */
+  scheduled: string[];
+  createWorkspace(): Promise<{ id: string; rootPath: string }>;
+  createChat(workspaceId?: string): Promise<string>;
+  /** Creates a run (as POST /api/chats/:id/runs does) with these steps queued on the model. */
+  startRun(chatId: string, steps: ScriptedStep[], input?: Partial<CreateRunInput>): Promise<string>;
+  /** Takes the run's lease as a worker would and executes it until it finishes, parks or stops. */
+  execute(runId: string, options?: { signal?: AbortSignal }): Promise<RunOutcome>;
+  events(runId: string): Promise<RunEventRecord[]>;
+  settings(patch: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startLoopHarness(options: { extraTools?: ToolDefinition[] } = {}): Promise<LoopHarness> {
+  const database: TestDatabase = await createTestDatabase();
+  const prisma = createPrismaClient({ databaseUrl: database.url, poolSize: 4 });
+  const workspacesRoot = await mkdtemp(path.join(tmpdir(), "agentq-loop-"));
+  const model = new ScriptedModel();
+  const scheduled: string[] = [];
+  const publisher = { publishEvents: async () => undefined, publishDelta: async () => undefined };
+  const { id: userId } = await createUser(prisma, { name: `loop-${generateId("u")}`, role: "user" });
+  const dependencies: RunLoopDependencies = {
+    prisma,
+    journal: new RunJournal({ prisma, publisher, clock: systemClock }),
+    publisher,
+    models: { resolve: (name) => ({ client: model, model: name, contextWindow: 128_000 }) },
+    // No sandbox in-process: the process tools are the cross-process tests' business.
+    tools: createToolRegistry([...createAgentqTools({ toolEnvironment: {}, searxngUrl: undefined, sandbox: null }), ...(options.extraTools ?? [])]),
+    scheduler: { schedule: async (runId) => void scheduled.push(runId) },
+    clock: systemClock,
+    generateId,
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    approvalSecret: "loop-harness-approval-secret",
+    deltaFlushMs: 0,
+  };
+  return {
+    prisma,
+    model,
+    userId,
+    scheduled,
+    async createWorkspace() {
+      const workspace = await createWorkspace(prisma, userId, { name: "loop" }, { workspacesRoot });
+      return { id: workspace.id, rootPath: workspace.rootPath };
+    },
+    async createChat(workspaceId) {
+      return (await createChat(prisma, { userId, title: "loop", workspaceId, generateId })).id;
+    },
+    async startRun(chatId, steps, input = {}) {
+      model.enqueue(...steps);
+      const created = await createRun(
+        { prisma, clock: systemClock, generateId },
+        {
+          userId,
+          chatId,
+          input: "go",
+          model: "scripted",
+          mode: "agent",
+          allowBash: false,
+          allowWebSearch: true,
+          useWeb: false,
+          multitask: "enqueue",
+          ...input,
+        },
+      );
+      return created.runId;
+    },
+    async execute(runId, executeOptions = {}) {
+      const acquired = await acquireRun(prisma, { runId, owner: "loop-harness", leaseMs: 60_000 });
+      if (acquired.kind !== "acquired") throw new Error(`the run could not be taken: ${acquired.kind}`);
+      return executeRun(dependencies, { lease: acquired.lease, signal: executeOptions.signal ?? new AbortController().signal, shouldHandBack: () => false });
+    },
+    async events(runId) {
+      return (await readRunEvents(prisma, runId, 0, 100_000)).events;
+    },
+    async settings(patch) {
+      await updateSettings(prisma, patch);
+    },
+    async close() {
+      await prisma.$disconnect();
+      await database.drop();
+      await rm(workspacesRoot, { recursive: true, force: true });
+    },
+  };
+}
