@@ -1,5 +1,8 @@
 import type { Redis } from "ioredis";
+import { systemClock } from "@agentq/core/clock";
+import { generateId } from "@agentq/core/ids";
 import type { Logger } from "@agentq/core/logging/create-logger";
+import type { RunCommandDependencies } from "@agentq/core/runs/run-commands";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import type { ApiConfig } from "./config.ts";
 import type { ApiMetrics } from "./http/api-metrics.ts";
@@ -15,4 +18,9 @@ export interface ApiDependencies {
   metrics: ApiMetrics;
   /** Queue, live fan-out, tools and the approval key: what the run routes and the WebSocket use. */
   runs: RunServices;
+}
+
+/** What the run commands of core need (packages/core/src/runs/run-commands.ts), from the API's services. */
+export function commandDependencies(dependencies: ApiDependencies): RunCommandDependencies {
+  return { prisma: dependencies.prisma, clock: systemClock, generateId, logger: dependencies.logger, afterCommit: dependencies.runs };
 }

@@ -13,7 +13,7 @@ const STATUS_BY_CODE = new Map<string, number>([
   ["forbidden", 403],
   ["not_found", 404],
   ["user_exists", 409],
-  // Runs and approvals (packages/core/src/runs/run-errors.ts, policy/decide-approval.ts).
+  // Runs and approvals (packages/core/src/runs/run-errors.ts, runs/decide-approval.ts).
   ["run_in_progress", 409],
   ["run_finished", 409],
   ["run_state_conflict", 409],

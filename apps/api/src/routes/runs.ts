@@ -1,15 +1,11 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { systemClock } from "@agentq/core/clock";
-import { cancelRunInTransaction } from "@agentq/core/runs/cancel-run";
-import { scheduleNextRunOfChat } from "@agentq/core/runs/finish-run";
+import { cancelRun } from "@agentq/core/runs/run-commands";
 import { getRunView, readRunEvents, requireOwnRun } from "@agentq/core/runs/run-queries";
-import type { ApiDependencies } from "../api-dependencies.ts";
+import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";
 import { followRun } from "../realtime/follow-run.ts";
-import { sqlPoolOf } from "@agentq/core/store/create-prisma-client";
-import { inSqlTransaction } from "@agentq/core/store/sql-pool";
 
 const eventsQuery = z.object({
   after: z
@@ -27,7 +23,7 @@ const SSE_HEARTBEAT_MS = 15_000;
 
 export function runsRouter(dependencies: ApiDependencies): Router {
   const router = Router();
-  const { prisma, runs, logger } = dependencies;
+  const { prisma } = dependencies;
 
   router.get("/api/runs/:id", async (request, response) => {
     response.json(await getRunView(prisma, currentUser(request).id, request.params.id));
@@ -35,15 +31,8 @@ export function runsRouter(dependencies: ApiDependencies): Router {
 
   router.post("/api/runs/:id/cancel", async (request, response) => {
     const user = currentUser(request);
-    const run = await requireOwnRun(prisma, user.id, request.params.id);
-    const outcome = await inSqlTransaction(sqlPoolOf(prisma), (client) => cancelRunInTransaction(client, run.id, systemClock(), "cancelled by the user"));
-    if (outcome.finishedNow) {
-      runs.publish(run.id, outcome.events);
-      await scheduleNextRunOfChat({ prisma, scheduler: runs, logger }, run.chatId);
-    } else {
-      runs.requestCancel(run.id);
-    }
-    response.status(202).json(await getRunView(prisma, user.id, run.id));
+    await cancelRun(commandDependencies(dependencies), { userId: user.id, runId: request.params.id, reason: "cancelled by the user" });
+    response.status(202).json(await getRunView(prisma, user.id, request.params.id));
   });
 
   router.get("/api/runs/:id/events", async (request, response) => {

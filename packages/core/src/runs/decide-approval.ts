@@ -2,15 +2,15 @@ import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
-import { RunFinishedError, RunStateConflictError } from "../runs/run-errors.ts";
-import { isTerminal, RunStatus } from "../runs/run-status.ts";
+import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
+import { isTerminal, RunStatus } from "./run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { inSqlTransaction, preparedSql, queryRows } from "../store/sql-pool.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
-import { isApprovalIntact, type StoredApproval } from "./approval-seal.ts";
+import { isApprovalIntact, type StoredApproval } from "../policy/approval-seal.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 

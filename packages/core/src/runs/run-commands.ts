@@ -1,0 +1,90 @@
+import type { Clock } from "../clock.ts";
+import type { RunEventRecord } from "../events/run-event.ts";
+import type { GenerateId } from "../ids.ts";
+import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import type { ToolDefinition } from "../tools/tool-definition.ts";
+import { cancelRunInTransaction } from "./cancel-run.ts";
+import { createRun, type CreateRunInput, type CreateRunResult } from "./create-run.ts";
+import { decideApproval, type DecideApprovalInput, type DecideApprovalResult } from "./decide-approval.ts";
+import { scheduleNextRunOfChat } from "./finish-run.ts";
+import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
+import { requireOwnRun } from "./run-queries.ts";
+import type { RunStatus } from "./run-status.ts";
+
+/**
+ * What a command does after its commit, to the world outside Postgres: tell live subscribers,
+ * hand runs to workers, ask a worker to stop. The API gives Redis-backed ones; tests give fakes.
+ */
+export interface RunAfterCommit {
+  /** Best effort: subscribers replay from Postgres (invariant 6). */
+  publish(runId: string, events: RunEventRecord[]): void;
+  /** Hands a run to some worker; rejects (UnavailableError) when the queue cannot take it now. */
+  schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /** Asks whichever worker executes the run to stop at once (best effort: it also sees the flag). */
+  requestCancel(runId: string): void;
+}
+
+export interface RunCommandDependencies {
+  prisma: PrismaClient;
+  clock: Clock;
+  generateId: GenerateId;
+  logger: LoopLogger;
+  afterCommit: RunAfterCommit;
+}
+
+/**
+ * POST /api/chats/:id/runs: creates the run (multitask rule, idempotency), then publishes what it
+ * committed, stops the runs it interrupted and hands the new run to a worker when nothing is ahead
+ * of it. A queue that cannot take the run rejects after the commit: the run is kept, queued, and
+ * the reconciler hands it on later.
+ */
+export async function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
+  const { afterCommit } = dependencies;
+  const result = await createRun(dependencies, input);
+  for (const { runId, events } of result.events) afterCommit.publish(runId, events);
+  for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
+  if (result.created && result.runnable) await afterCommit.schedule(result.runId, { lastEventSeq: 1, leaseVersion: 0 });
+  return result;
+}
+
+/**
+ * POST /api/runs/:id/cancel: a run with no worker (queued, parked) is finished here and the chat's
+ * next run handed on; a running one is flagged and its worker told to stop. Someone else's run is
+ * not_found; a finished one RunFinishedError.
+ */
+export async function cancelRun(
+  dependencies: RunCommandDependencies,
+  input: { userId: string; runId: string; reason: string },
+): Promise<{ status: RunStatus; finishedNow: boolean }> {
+  const { prisma, afterCommit } = dependencies;
+  const run = await requireOwnRun(prisma, input.userId, input.runId);
+  const outcome = await inSqlTransaction(sqlPoolOf(prisma), (client) => cancelRunInTransaction(client, run.id, dependencies.clock(), input.reason));
+  if (outcome.finishedNow) {
+    afterCommit.publish(run.id, outcome.events);
+    await scheduleNextRunOfChat({ prisma, scheduler: afterCommit, logger: dependencies.logger }, run.chatId);
+  } else {
+    afterCommit.requestCancel(run.id);
+  }
+  return { status: outcome.status, finishedNow: outcome.finishedNow };
+}
+
+/**
+ * POST /api/approvals: consumes the approval once (decide-approval.ts), publishes the decision and,
+ * when it was the run's last pending one, hands the run back to a worker. The decision is committed
+ * either way: if the queue is down now, the reconciler resumes the run later.
+ */
+export async function decideRunApproval(
+  dependencies: RunCommandDependencies & { approvalSecret: string; tools: { get(name: string): ToolDefinition | undefined } },
+  input: DecideApprovalInput,
+): Promise<DecideApprovalResult> {
+  const { afterCommit } = dependencies;
+  const result = await decideApproval(dependencies, input);
+  afterCommit.publish(result.runId, result.events);
+  if (result.resume) {
+    await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {
+      dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");
+    });
+  }
+  return result;
+}
