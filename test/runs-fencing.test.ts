@@ -1,7 +1,8 @@
-// Fencing of writes that no lease holder makes (invariant 2, commit-run-change.ts): a run failed by
+// Fencing of writes that no lease holder makes (invariant 2, store/run-statement.ts): a run failed by
 // status after its last attempt must stay failed, whatever a worker that took it meanwhile commits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "@agentq/core/clock";
+import { generateId } from "@agentq/core/ids";
 import { failRunWithoutLease } from "@agentq/core/runs/finish-run";
 import { acquireRun, releaseLease } from "@agentq/core/runs/run-lease";
 import { RunStatus } from "@agentq/core/runs/run-status";
@@ -30,7 +31,10 @@ describe("a run failed without a lease", () => {
     const second = await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 });
     if (second.kind !== "acquired") throw new Error(`worker b could not take the run: ${second.kind}`);
     // ...and worker a fails it by status.
-    const failedEvents = await failRunWithoutLease({ prisma: stack.prisma, clock: systemClock }, runId, { code: "internal_error", message: "boom" });
+    const failedEvents = await failRunWithoutLease({ prisma: stack.prisma, clock: systemClock, generateId }, runId, {
+      code: "internal_error",
+      message: "boom",
+    });
     expect(failedEvents.map((event) => event.type)).toEqual(["run.failed"]);
 
     // Worker b's next step, fenced by the version it took, must now be refused.
@@ -51,7 +55,7 @@ describe("a run failed without a lease", () => {
     const held = await acquireRun(stack.prisma, { runId, owner: "worker-a", leaseMs: 60_000 });
     if (held.kind !== "acquired") throw new Error(`could not take the run: ${held.kind}`);
     const events = await failRunWithoutLease(
-      { prisma: stack.prisma, clock: systemClock },
+      { prisma: stack.prisma, clock: systemClock, generateId },
       runId,
       { code: "internal_error", message: "boom" },
       { lease: held.lease },

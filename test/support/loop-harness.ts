@@ -16,7 +16,6 @@ import type { RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencie
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";
 import { readRunEvents } from "@agentq/core/runs/run-queries";
 import { updateSettings } from "@agentq/core/settings/agent-settings";
-import { RunJournal } from "@agentq/core/store/commit-run-change";
 import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
 import { ScriptedModel, type ScriptedStep } from "@agentq/core/testing/scripted-model";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
@@ -53,7 +52,6 @@ export async function startLoopHarness(options: { extraTools?: ToolDefinition[] 
   const { id: userId } = await createUser(prisma, { name: `loop-${generateId("u")}`, role: "user" });
   const dependencies: RunLoopDependencies = {
     prisma,
-    journal: new RunJournal({ prisma, publisher, clock: systemClock }),
     publisher,
     models: { resolve: (name) => ({ client: model, model: name, contextWindow: 128_000 }) },
     // No sandbox in-process: the process tools are the cross-process tests' business.

@@ -11,7 +11,6 @@ import { failRunWithoutLease } from "@agentq/core/runs/finish-run";
 import { acquireRun, releaseLease, renewLeases, type RunLease } from "@agentq/core/runs/run-lease";
 import type { ModelResolver, RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";
-import { RunJournal } from "@agentq/core/store/commit-run-change";
 import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
 import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
@@ -85,12 +84,6 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   const publisher = createRedisRunEventPublisher(commands, config.queuePrefix);
   const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });
-  const journal = new RunJournal({
-    prisma,
-    publisher,
-    clock: systemClock,
-    onPublishError: (error) => logger.warn({ err: error }, "publishing run events failed; subscribers will replay from Postgres"),
-  });
   const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
   const sandbox = await resolveSandbox(options, logger);
   const jobs = new JobSupervisor({
@@ -107,7 +100,6 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const tools = createToolRegistry([...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }), ...(options.extraTools ?? [])]);
   const dependencies: RunLoopDependencies = {
     prisma,
-    journal,
     publisher,
     models: options.models ?? createModelResolver(config),
     tools,

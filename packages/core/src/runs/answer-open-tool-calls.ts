@@ -1,6 +1,7 @@
 import type { NewRunEvent } from "../events/run-event.ts";
-import type { TransactionClient } from "../store/commit-run-change.ts";
-import { appendChatMessages } from "./chat-messages.ts";
+import type { GenerateId } from "../ids.ts";
+import { type RunStatementChange, stageToolCallUpdate } from "../store/run-statement.ts";
+import { preparedSql, queryRows, type SqlRunner } from "../store/sql-pool.ts";
 
 /** Why open calls get an error result: one reason for a call that never began, one for a call that was running. */
 export interface OpenCallReasons {
@@ -15,10 +16,7 @@ export interface OpenCallAnswer {
   event: NewRunEvent;
 }
 
-/**
- * How a call left without a result is answered: the one definition shared by the Prisma path below
- * (the worker's terminal transitions) and the plain-SQL cancel (cancel-run.ts).
- */
+/** How a call left without a result is answered. */
 export function openCallAnswer(call: { callId: string; tool: string; status: string }, reasons: OpenCallReasons): OpenCallAnswer {
   const error = call.status === "started" ? reasons.reasonStarted : reasons.reasonNotStarted;
   return {
@@ -28,33 +26,26 @@ export function openCallAnswer(call: { callId: string; tool: string; status: str
   };
 }
 
+const OPEN_CALLS_SQL = preparedSql(
+  "run_open_calls",
+  `SELECT id, call_id AS "callId", tool, status::text AS status FROM tool_calls WHERE run_id = $1 AND status <> 'completed' ORDER BY round, position`,
+);
+
 /**
- * Gives every call of the run that has no result yet an error result (cancel, interrupt, a fatal
- * error): every assistant tool call id is answered by exactly one tool message. Returns the
- * `tool.completed` events to append with the change.
+ * Stages, into a change of a run that is ending (cancel, interrupt, a fatal error), an error result
+ * for every call that has none, in call order, so that every assistant tool call id is answered by
+ * exactly one tool message; and the withdrawal of its pending approvals. The caller must hold the
+ * run (its lease, or its row lock) from this read to the commit.
  */
-export async function answerOpenToolCalls(
-  tx: TransactionClient,
-  input: { runId: string; chatId: string; now: Date } & OpenCallReasons,
-): Promise<NewRunEvent[]> {
-  const open = await tx.toolCall.findMany({
-    where: { runId: input.runId, status: { not: "completed" } },
-    orderBy: [{ round: "asc" }, { position: "asc" }],
-    select: { id: true, callId: true, tool: true, status: true },
-  });
-  if (open.length === 0) return [];
-  const answers = open.map((call) => ({ call, answer: openCallAnswer(call, input) }));
-  for (const { call, answer } of answers) {
-    await tx.toolCall.update({ where: { id: call.id }, data: { status: "completed", ok: false, result: answer.error, completedAt: input.now } });
+export async function stageOpenCallAnswers(runner: SqlRunner, change: RunStatementChange, reasons: OpenCallReasons, generateId: GenerateId): Promise<void> {
+  const open = await queryRows<{ id: string; callId: string; tool: string; status: string }>(runner, OPEN_CALLS_SQL, [change.runId]);
+  for (const call of open) {
+    const answer = openCallAnswer(call, reasons);
+    stageToolCallUpdate(change, { id: call.id, status: "completed", ok: false, result: answer.error, completed: true });
+    change.messages.push({ id: generateId("msg"), role: "tool", toolCallId: call.callId, content: answer.content });
+    change.events.push(answer.event);
   }
-  await tx.approval.updateMany({ where: { runId: input.runId, status: "pending" }, data: { status: "cancelled" } });
   // API.md: tool_calls counts calls "executed or answered"; these are answered.
-  await tx.run.update({ where: { id: input.runId }, data: { toolCalls: { increment: answers.length } } });
-  await appendChatMessages(tx, {
-    chatId: input.chatId,
-    runId: input.runId,
-    now: input.now,
-    messages: answers.map(({ call, answer }) => ({ role: "tool", toolCallId: call.callId, content: answer.content })),
-  });
-  return answers.map(({ answer }) => answer.event);
+  change.increments.toolCalls += open.length;
+  change.withdrawPendingApprovals = true;
 }

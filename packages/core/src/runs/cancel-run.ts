@@ -4,7 +4,7 @@ import { NotFoundError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { preparedSql, queryRows } from "../store/sql-pool.ts";
-import { openCallAnswer } from "./answer-open-tool-calls.ts";
+import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
 
@@ -17,21 +17,6 @@ export interface CancelOutcome {
 
 /** The run, locked: a decision on one of its approvals or a worker's commit waits for the cancel. */
 const LOCK_SQL = preparedSql("run_cancel_lock", "SELECT status::text AS status, chat_id, lease_version FROM runs WHERE id = $1 FOR UPDATE");
-
-/** A running run is stopped by its worker, which sees the flag at its next step (or on the control channel). */
-const REQUEST_CANCEL_SQL = preparedSql("run_cancel_request", "UPDATE runs SET cancel_requested = true, updated_at = $2 WHERE id = $1");
-
-/**
- * A run without a worker is finished here: it is flagged, its pending approvals withdrawn, and its
- * calls without a result read (in call order) to be answered by the commit that follows.
- */
-const WITHDRAW_SQL = preparedSql(
-  "run_cancel_withdraw",
-  `
-WITH flagged AS (UPDATE runs SET cancel_requested = true WHERE id = $1),
-withdrawn AS (UPDATE approvals SET status = 'cancelled' WHERE run_id = $1 AND status = 'pending')
-SELECT id, call_id AS "callId", tool, status::text AS status FROM tool_calls WHERE run_id = $1 AND status <> 'completed' ORDER BY round, position`,
-);
 
 /**
  * Cancels a run inside the caller's transaction (`client` comes from inSqlTransaction). A queued or
@@ -47,29 +32,24 @@ export async function cancelRunInTransaction(client: pg.PoolClient, runId: strin
   const [run] = await queryRows<{ status: RunStatus; chat_id: string; lease_version: number }>(client, LOCK_SQL, [runId]);
   if (!run) throw new NotFoundError("run", { run_id: runId });
   if (isTerminal(run.status)) throw new RunFinishedError(runId);
+  // The run's lock is held, so its lease version cannot move before the commit below.
+  const change = emptyStatementChange(runId, run.lease_version);
+  change.requestCancel = true;
   if (run.status === RunStatus.running) {
-    await queryRows(client, REQUEST_CANCEL_SQL, [runId, now]);
+    // Its worker finishes it: the flag only (the lease stays the worker's).
+    if (!(await commitRunStatement(client, change, now))) throw new RunStateConflictError(runId, "the run changed state meanwhile; fetch it again");
     return { status: run.status, finishedNow: false, events: [] };
   }
-  const open = await queryRows<{ id: string; callId: string; tool: string; status: string }>(client, WITHDRAW_SQL, [runId]);
-  const reasons = {
-    reasonNotStarted: "not executed: the run was cancelled",
-    reasonStarted: "the run was cancelled while this call was running; its outcome is unknown",
-  };
-  const change = emptyStatementChange(runId, run.lease_version);
-  for (const call of open) {
-    const answer = openCallAnswer(call, reasons);
-    change.toolCallUpdates.push({ id: call.id, status: "completed", ok: false, result: answer.error, completed: true });
-    change.messages.push({ id: generateId("msg"), role: "tool", toolCallId: call.callId, content: answer.content });
-    change.events.push(answer.event);
-  }
-  // API.md: tool_calls counts calls "executed or answered"; these are answered.
-  change.increments.toolCalls = open.length;
+  await stageOpenCallAnswers(
+    client,
+    change,
+    { reasonNotStarted: "not executed: the run was cancelled", reasonStarted: "the run was cancelled while this call was running; its outcome is unknown" },
+    generateId,
+  );
   change.events.push({ type: "run.cancelled", data: { reason } });
   change.status = RunStatus.cancelled;
   // A run that never finished has no output or error: the finish clears nothing that was set.
   change.finish = { output: null, errorCode: null, errorMessage: null };
-  // The run's lock is held, so its lease version cannot have moved since it was read.
   const committed = await commitRunStatement(client, change, now);
   if (!committed) throw new RunStateConflictError(runId, "the run changed state meanwhile; fetch it again");
   return { status: RunStatus.cancelled, finishedNow: true, events: committed.events };

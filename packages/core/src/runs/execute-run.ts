@@ -2,7 +2,6 @@ import type { NewRunEvent } from "../events/run-event.ts";
 import type { ModelMessage, ModelResponse } from "../models/model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../models/model-errors.ts";
 import { offeredTools, type ToolOfferContext } from "../policy/offered-tools.ts";
-import type { CommitResult, RunChange } from "../store/commit-run-change.ts";
 import { sqlPoolOf } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../store/run-statement.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
@@ -109,14 +108,6 @@ export class RunExecution {
         this.dependencies.logger.warn({ run_id: this.runId, err: error }, "publishing run events failed; subscribers replay from Postgres");
       });
     }
-  }
-
-  /** Commits a change with arbitrary writes (cold paths: park, cancel, failure), after what is staged. */
-  async commit(change: Omit<RunChange, "runId" | "condition">): Promise<CommitResult> {
-    await this.flush();
-    const result = await this.dependencies.journal.commit({ ...change, runId: this.runId, condition: { leaseVersion: this.input.lease.leaseVersion } });
-    this.cancelRequested = result.run.cancelRequested;
-    return result;
   }
 
   /** Why the loop must stop now, if it must: checked before every model request and tool call. */

@@ -1,8 +1,8 @@
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
-import { applyRunChange, type RunWriteCondition } from "../store/commit-run-change.ts";
-import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
-import { LeaseLostError, RunStateConflictError } from "./run-errors.ts";
-import { answerOpenToolCalls } from "./answer-open-tool-calls.ts";
+import { sqlPoolOf } from "../store/create-prisma-client.ts";
+import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
+import { inSqlTransaction, queryRows } from "../store/sql-pool.ts";
+import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import type { RunExecution } from "./execute-run.ts";
 import { nextRunnableRunOfChat, type RunLease } from "./run-lease.ts";
 import type { RunOutcome } from "./run-outcome.ts";
@@ -22,7 +22,6 @@ export async function finishRun(
   detail: { output?: string; error?: { code: string; message: string }; events?: NewRunEvent[] },
 ): Promise<RunOutcome> {
   const { run } = execution.context;
-  const now = execution.dependencies.clock();
   const finalEvent: NewRunEvent =
     kind === "completed"
       ? { type: "run.completed", data: { output: detail.output ?? "" } }
@@ -41,27 +40,30 @@ export async function finishRun(
     await scheduleNextRunOfChat(execution.dependencies, run.chatId);
     return { kind: "completed", output: detail.output ?? "" };
   }
-  await execution.commit({
-    prepare: (tx) =>
-      answerOpenToolCalls(tx, {
-        runId: run.id,
-        chatId: run.chatId,
-        now,
-        reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
-        reasonStarted:
-          kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
-      }),
-    update: {
-      status,
-      output: null,
-      errorCode: detail.error?.code ?? null,
-      errorMessage: detail.error?.message ?? null,
-      finishedAt: now,
-      leaseExpiresAt: null,
-      leaseOwner: null,
+  // The cold path: what is staged goes first, then the calls still open (read under this worker's
+  // lease, so nothing changes them meanwhile) are answered in the commit that ends the run.
+  await execution.flush();
+  const answers = emptyStatementChange(run.id, execution.input.lease.leaseVersion);
+  await stageOpenCallAnswers(
+    sqlPoolOf(execution.dependencies.prisma),
+    answers,
+    {
+      reasonNotStarted: kind === "cancelled" ? "not executed: the run was cancelled" : "not executed: the run failed",
+      reasonStarted:
+        kind === "cancelled" ? "the run was cancelled while this call was running; its outcome is unknown" : "the run failed while this call was running",
     },
-    events: [...(detail.events ?? []), finalEvent],
+    execution.dependencies.generateId,
+  );
+  execution.stage((change) => {
+    change.toolCallUpdates.push(...answers.toolCallUpdates);
+    change.messages.push(...answers.messages);
+    change.events.push(...answers.events, ...(detail.events ?? []), finalEvent);
+    change.increments.toolCalls += answers.increments.toolCalls;
+    change.withdrawPendingApprovals = true;
+    change.status = status;
+    change.finish = { output: null, errorCode: detail.error?.code ?? null, errorMessage: detail.error?.message ?? null };
   });
+  await execution.flush();
   await scheduleNextRunOfChat(execution.dependencies, run.chatId);
   if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "failed", message: "the run failed" } };
   return { kind: "cancelled" };
@@ -76,54 +78,39 @@ export async function scheduleNextRunOfChat(dependencies: Pick<RunLoopDependenci
   });
 }
 
+/** Why a run that no worker can execute failed its open calls. */
+const FAILED_CALL_REASONS = { reasonNotStarted: "not executed: the run failed", reasonStarted: "the run failed while this call was running" };
+
 /**
  * Fails a run that no worker can execute (its execution threw on every attempt): open calls are
- * answered and `run.failed` is appended, unless it already finished. A worker that still holds the
- * run passes its lease and fails it under its fence; otherwise (or once that lease is lost) the run
- * is failed by status, which bumps the lease version so that no worker that took it meanwhile can
- * overwrite the failure.
+ * answered, pending approvals withdrawn and `run.failed` appended, unless it already finished. A
+ * worker that still holds the run passes its lease and fails it under its fence; otherwise (or once
+ * that lease is lost) the run is failed by status under its row lock, which bumps the lease version
+ * so that no worker that took it meanwhile can overwrite the failure.
  */
 export async function failRunWithoutLease(
-  dependencies: Pick<RunLoopDependencies, "prisma" | "clock">,
+  dependencies: Pick<RunLoopDependencies, "prisma" | "clock" | "generateId">,
   runId: string,
   error: { code: string; message: string },
   options: { lease?: RunLease } = {},
 ): Promise<RunEventRecord[]> {
   const now = dependencies.clock();
-  const fail = (condition: RunWriteCondition) =>
-    dependencies.prisma.$transaction(async (tx) => {
-      const run = await tx.run.findUniqueOrThrow({ where: { id: runId }, select: { chatId: true } });
-      const result = await applyRunChange(
-        tx,
-        {
-          runId,
-          condition,
-          prepare: (inner) =>
-            answerOpenToolCalls(inner, {
-              runId,
-              chatId: run.chatId,
-              now,
-              reasonNotStarted: "not executed: the run failed",
-              reasonStarted: "the run failed while this call was running",
-            }),
-          update: { status: RunStatus.failed, errorCode: error.code, errorMessage: error.message, finishedAt: now, leaseExpiresAt: null, leaseOwner: null },
-          events: [{ type: "run.failed", data: { error } }],
-        },
-        now,
-      );
-      return result.events;
-    }, TRANSACTION_OPTIONS);
-  try {
-    if (options.lease) {
-      try {
-        return await fail({ leaseVersion: options.lease.leaseVersion });
-      } catch (caught) {
-        if (!(caught instanceof LeaseLostError)) throw caught;
-      }
-    }
-    return await fail({ statusIn: [RunStatus.queued, RunStatus.running] });
-  } catch (caught) {
-    if (caught instanceof RunStateConflictError) return [];
-    throw caught;
+  const fail = (fence: { leaseVersion: number } | { expectedStatuses: RunStatus[] }) =>
+    inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
+      const [locked] = await queryRows<{ lease_version: number }>(client, "SELECT lease_version FROM runs WHERE id = $1 FOR UPDATE", [runId]);
+      if (!locked) return null;
+      const change = emptyStatementChange(runId, "leaseVersion" in fence ? fence.leaseVersion : locked.lease_version);
+      if ("expectedStatuses" in fence) change.expectedStatuses = fence.expectedStatuses;
+      await stageOpenCallAnswers(client, change, FAILED_CALL_REASONS, dependencies.generateId);
+      change.events.push({ type: "run.failed", data: { error } });
+      change.status = RunStatus.failed;
+      change.finish = { output: null, errorCode: error.code, errorMessage: error.message };
+      return commitRunStatement(client, change, now);
+    });
+  if (options.lease) {
+    const committed = await fail({ leaseVersion: options.lease.leaseVersion });
+    if (committed) return committed.events;
   }
+  const committed = await fail({ expectedStatuses: [RunStatus.queued, RunStatus.running] });
+  return committed?.events ?? [];
 }

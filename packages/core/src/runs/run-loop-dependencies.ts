@@ -2,7 +2,6 @@ import type { Clock } from "../clock.ts";
 import type { RunEventPublisher } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import type { ModelClient, ModelToolSchema } from "../models/model-client.ts";
-import type { RunJournal } from "../store/commit-run-change.ts";
 import type { PrismaClient } from "../store/create-prisma-client.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 
@@ -37,7 +36,6 @@ export interface LoopLogger {
 
 export interface RunLoopDependencies {
   prisma: PrismaClient;
-  journal: RunJournal;
   publisher: RunEventPublisher;
   models: ModelResolver;
   tools: ToolCatalog;

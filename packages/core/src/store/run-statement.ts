@@ -2,7 +2,14 @@ import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { SealedApprovalFields } from "../policy/approval-seal.ts";
 import type { RunStatus } from "../runs/run-status.ts";
-import type { CommittedRun } from "./commit-run-change.ts";
+/** The run row as a commit left it. */
+export interface CommittedRun {
+  id: string;
+  status: RunStatus;
+  cancelRequested: boolean;
+  lastEventSeq: number;
+  leaseVersion: number;
+}
 import { preparedSql, queryRows, type SqlRunner } from "./sql-pool.ts";
 
 /** A message appended to the run's chat (ids are given, positions assigned in the statement). */
@@ -92,6 +99,16 @@ export interface RunStatementChange {
   releaseLease?: boolean;
   /** Terminal fields (set together with a terminal status). */
   finish?: { output: string | null; errorCode: string | null; errorMessage: string | null };
+  /** Sets `cancel_requested`: the worker that holds the run stops at its next step. */
+  requestCancel?: boolean;
+  /** Withdraws the run's pending approvals (`cancelled`): a run that ends leaves none decidable. */
+  withdrawPendingApprovals?: boolean;
+  /**
+   * The writer holds no lease (a cancel from the API, a failure after the last attempt): the change
+   * applies only while the run is in one of these statuses, and it bumps the lease version, so no
+   * worker's fence survives it. Unset: fenced by `leaseVersion`.
+   */
+  expectedStatuses?: readonly RunStatus[];
 }
 
 export function emptyStatementChange(runId: string, leaseVersion: number): RunStatementChange {
@@ -137,9 +154,14 @@ run AS (
     error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
     finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
     lease_expires_at = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_expires_at END,
-    lease_owner = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END
+    lease_owner = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END,
+    lease_version = r.lease_version + CASE WHEN input.c ? 'status_in' THEN 1 ELSE 0 END,
+    cancel_requested = r.cancel_requested OR input.c ? 'request_cancel'
   FROM input
-  WHERE r.id = input.c->>'run_id' AND r.lease_version = (input.c->>'lease_version')::int
+  WHERE r.id = input.c->>'run_id'
+    AND CASE WHEN input.c ? 'status_in'
+      THEN r.status::text IN (SELECT jsonb_array_elements_text(input.c->'status_in'))
+      ELSE r.lease_version = (input.c->>'lease_version')::int END
   RETURNING r.id, r.chat_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
 ),
 ev AS (
@@ -197,6 +219,11 @@ apr_decided AS (
   FROM run, input, jsonb_array_elements(input.c->'approval_decisions') AS d
   WHERE ap.id = d->>'id' AND ap.run_id = run.id AND ap.status = 'pending'
   RETURNING ap.id
+),
+apr_withdrawn AS (
+  UPDATE approvals AS ap SET status = 'cancelled'
+  FROM run, input
+  WHERE ap.run_id = run.id AND ap.status = 'pending' AND (input.c->>'withdraw_approvals')::boolean
 ),
 grant_new AS (
   INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
@@ -287,6 +314,9 @@ export async function commitRunStatement(
   if (change.loopState !== undefined) payload.loop_state = change.loopState;
   if (change.status !== undefined) payload.status = change.status;
   if (change.releaseLease) payload.release_lease = true;
+  if (change.withdrawPendingApprovals) payload.withdraw_approvals = true;
+  if (change.requestCancel) payload.request_cancel = true;
+  if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
   const rows = await queryRows<{
     id: string;
@@ -335,6 +365,8 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.loopState === undefined &&
     change.status === undefined &&
     change.releaseLease !== true &&
+    change.withdrawPendingApprovals !== true &&
+    change.requestCancel !== true &&
     !change.tainted &&
     Object.values(change.increments).every((value) => value === 0)
   );
