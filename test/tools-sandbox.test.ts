@@ -154,6 +154,20 @@ describe("inside the sandbox", () => {
     expect(after.text).toContain("still-works");
   });
 
+  it("the process cap holds: past it, fork fails inside the command", async () => {
+    expect(sandbox.enforcement.processes).toContain("cgroup");
+    const capped = await probeProcessSandbox({ mode: "bwrap", searchPath: process.env.PATH ?? "", limits: { maxProcesses: 16 } });
+    if (!capped.available) throw new Error(capped.reason);
+    const result = await sh("for i in $(seq 1 30); do sleep 2 & done; wait", { sandbox: capped.sandbox, timeout: 15 });
+    expect(result.text).toContain("fork: retry: Resource temporarily unavailable");
+  });
+
+  it("open files are capped and the cap cannot be raised", async () => {
+    const result = await sh("ulimit -n; ulimit -Hn; ulimit -n 4096 && echo raised");
+    expect(result.text.split("\n").slice(1, 3)).toEqual(["1024", "1024"]);
+    expect(result.text).not.toContain("raised");
+  });
+
   it("writing past the file size limit fails and leaves the file at the limit", async () => {
     expect(sandbox.enforcement.file_size).toContain("RLIMIT_FSIZE");
     const small = await probeProcessSandbox({ mode: "bwrap", searchPath: process.env.PATH ?? "", limits: { maxFileSizeBytes: 4 * 1024 * 1024 } });
@@ -177,6 +191,20 @@ describe("inside the sandbox", () => {
     expect(result.text).toContain("built 42");
     expect(result.text).toContain(workspace);
     expect((await stat(path.join(workspace, "out.txt"))).isFile()).toBe(true);
+  });
+});
+
+describe("PROCESS_SANDBOX=off", () => {
+  it("still runs commands in the workspace with only the allowed environment, but unconfined", async () => {
+    const off = await probeProcessSandbox({ mode: "off", searchPath: "" });
+    if (!off.available) throw new Error(off.reason);
+    const result = await sh("pwd; env; ls /proc | grep -cE '^[0-9]+$'", { sandbox: off.sandbox });
+    expect(result.ok).toBe(true);
+    expect(result.text).toContain(`\n${workspace}\n`);
+    expect(result.text).toContain("PATH=");
+    expectNoSecret(result.text);
+    // Unconfined: the host's processes are in sight (the bubblewrap sandbox shows only a few of its own).
+    expect(Number(result.text.trim().split("\n").at(-1))).toBeGreaterThan(10);
   });
 });
 

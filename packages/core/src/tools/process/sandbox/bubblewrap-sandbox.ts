@@ -1,6 +1,7 @@
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
+import type { Socket } from "node:net";
+import type { Readable } from "node:stream";
 import type { PidsCgroupRoot } from "./pids-cgroup.ts";
 import {
   DEFAULT_SANDBOX_LIMITS,
@@ -94,7 +95,7 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
     },
     invocation: (request) => invocation(request),
     async spawn(request) {
-      const cgroup = options.cgroups ? await options.cgroups.create(`cmd-${process.pid}-${randomBytes(6).toString("hex")}`, limits.maxProcesses) : null;
+      const cgroup = options.cgroups ? await options.cgroups.create(limits.maxProcesses) : null;
       // With a cgroup, bwrap waits on fd 3 after it has forked its first child and before the command
       // starts: both are moved into the cgroup, then released, so everything the command starts is capped.
       const spec = invocation(request, cgroup ? 3 : undefined);
@@ -110,10 +111,27 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
           child.once("error", reject);
         });
         if (cgroup && child.pid !== undefined) {
-          const pids = [child.pid, ...(await childrenOf(child.pid))];
-          await cgroup.add(pids);
-          const release = child.stdio[3] as NodeJS.WritableStream;
-          release.end("x");
+          // bwrap that fails at once (user namespaces refused...) never runs the command: what it
+          // printed says why, so it is kept while the cgroup is set up (Node drops the output of an
+          // exited child that nobody reads).
+          const setupOutput = holdOutput(child);
+          const exited = () => child.exitCode !== null || child.signalCode !== null;
+          const pids = [child.pid, ...(await childrenOf(child.pid, exited))];
+          try {
+            if (!exited()) await cgroup.add(pids);
+          } catch (error) {
+            // ESRCH: it exited meanwhile (said below); anything else is a cgroup that does not work.
+            if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+          }
+          if (exited()) {
+            const message = setupOutput.stop().toString().trim();
+            throw new Error(`bwrap exited (${child.exitCode ?? child.signalCode}) before the command started${message ? `: ${message.slice(0, 500)}` : ""}`);
+          }
+          setupOutput.giveBack();
+          // Closed once written: an open fd 3 would hold back the child's "close" event.
+          const release = child.stdio[3] as Socket;
+          release.on("error", () => release.destroy());
+          release.end("x", () => release.destroy());
         }
       } catch (error) {
         if (child.pid !== undefined) killGroup(child.pid);
@@ -157,10 +175,38 @@ export function createUnconfinedSandbox(): ProcessSandbox {
   };
 }
 
-/** The pids bwrap has forked so far (it forks its first child at once; give it up to 2 s). */
-async function childrenOf(pid: number): Promise<number[]> {
+/**
+ * Reads the child's stdout and stderr into a buffer until `stop` (returns what came) or `giveBack`
+ * (puts it back at the front of the streams, paused, for whoever reads them next).
+ */
+function holdOutput(child: ChildProcess): { stop(): Buffer; giveBack(): void } {
+  const streams = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+  const held = new Map<Readable, Buffer[]>(streams.map((stream) => [stream, []]));
+  const listeners = new Map(streams.map((stream) => [stream, (chunk: Buffer) => held.get(stream)?.push(chunk)]));
+  for (const [stream, listener] of listeners) stream.on("data", listener);
+  const stop = () => {
+    for (const [stream, listener] of listeners) stream.off("data", listener);
+    return Buffer.concat([...held.values()].flat());
+  };
+  return {
+    stop,
+    giveBack() {
+      stop();
+      for (const stream of streams) {
+        stream.pause();
+        for (const chunk of (held.get(stream) ?? []).reverse()) stream.unshift(chunk);
+        // Back to "no mode chosen yet": the next `data` listener starts the flow, as on a fresh stream.
+        (stream as { readableFlowing: boolean | null }).readableFlowing = null;
+      }
+    },
+  };
+}
+
+/** The pids bwrap has forked so far (it forks its first child at once; give it up to 2 s, unless it exits). */
+async function childrenOf(pid: number, exited: () => boolean): Promise<number[]> {
   const deadline = Date.now() + 2_000;
   for (;;) {
+    if (exited()) return [];
     const text = await readFile(`/proc/${pid}/task/${pid}/children`, "utf8").catch(() => "");
     const pids = text
       .split(/\s+/)

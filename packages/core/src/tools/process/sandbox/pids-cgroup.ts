@@ -1,4 +1,5 @@
-import { mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, readlink, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -12,8 +13,11 @@ export interface PidsCgroupRoot {
   /** `v1` or `v2`. */
   readonly version: 1 | 2;
   readonly directory: string;
-  /** A fresh cgroup for one command, capped at `maxProcesses`. */
-  create(name: string, maxProcesses: number): Promise<PidsCgroup>;
+  /**
+   * A fresh cgroup for one command, capped at `maxProcesses`. Its name says which process made it
+   * (`cmd-<pid namespace>-<pid>-<random>`), so that a later start can remove what a killed worker left.
+   */
+  create(maxProcesses: number): Promise<PidsCgroup>;
 }
 
 export interface PidsCgroup {
@@ -29,9 +33,14 @@ export interface PidsCgroup {
 const V1_ROOT = "/sys/fs/cgroup/pids";
 const V2_ROOT = "/sys/fs/cgroup";
 
-/** Finds a writable pids hierarchy and makes `agentq-sandbox` in it; undefined + reason where none is. */
+/**
+ * Finds a writable pids hierarchy and makes `agentq-sandbox` in it; undefined + reason where none is.
+ * The cgroups that processes of this pid namespace made and that outlived them (a worker killed with
+ * SIGKILL never releases its commands' cgroups) are removed on the way.
+ */
 export async function openPidsCgroupRoot(name = "agentq-sandbox"): Promise<{ root: PidsCgroupRoot } | { root: undefined; reason: string }> {
   const attempts: string[] = [];
+  const owner = `${await pidNamespace()}-${process.pid}`;
   for (const [version, base] of [
     [1, V1_ROOT],
     [2, V2_ROOT],
@@ -46,11 +55,12 @@ export async function openPidsCgroupRoot(name = "agentq-sandbox"): Promise<{ roo
       await mkdir(directory, { recursive: true });
       if (version === 2) await writeFile(path.join(directory, "cgroup.subtree_control"), "+pids").catch(() => undefined);
       // Prove it works: a child cgroup with a limit can be made and removed.
-      const probe = path.join(directory, `probe-${process.pid}`);
+      await removeOrphans(directory);
+      const probe = path.join(directory, `probe-${owner}`);
       await mkdir(probe, { recursive: true });
       await writeFile(path.join(probe, "pids.max"), "8");
       await rmdir(probe);
-      return { root: cgroupRoot(version, directory) };
+      return { root: cgroupRoot(version, directory, owner) };
     } catch (error) {
       attempts.push(`cgroup v${version} at ${base}: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -58,12 +68,74 @@ export async function openPidsCgroupRoot(name = "agentq-sandbox"): Promise<{ roo
   return { root: undefined, reason: `no writable pids cgroup (${attempts.join("; ")})` };
 }
 
-function cgroupRoot(version: 1 | 2, directory: string): PidsCgroupRoot {
+/** The inode of this process's pid namespace: pids are only comparable within one namespace. */
+async function pidNamespace(): Promise<string> {
+  const link = await readlink("/proc/self/ns/pid").catch(() => "pid:[unknown]");
+  return /\[(\d+)\]/.exec(link)?.[1] ?? "unknown";
+}
+
+/**
+ * Removes the cgroups left by dead processes of this pid namespace (named `cmd-<ns>-<pid>-...` or
+ * `probe-<ns>-<pid>`), killing whatever still runs in them (the sandbox dies with its parent, so
+ * normally nothing does). Cgroups of other pid namespaces (workers in other containers sharing the
+ * hierarchy) are left alone: their pids mean nothing here.
+ */
+async function removeOrphans(directory: string): Promise<void> {
+  const namespace = await pidNamespace();
+  const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const match = /^(?:cmd|probe)-(\d+)-(\d+)(?:-|$)/.exec(entry.name);
+    if (match === null || match[1] !== namespace || processAlive(Number(match[2]))) continue;
+    const orphan = path.join(directory, entry.name);
+    for (const pid of await members(orphan)) killProcess(pid);
+    await removeWhenEmpty(orphan);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function killProcess(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+}
+
+async function members(cgroup: string): Promise<number[]> {
+  return (await readFile(path.join(cgroup, "cgroup.procs"), "utf8").catch(() => ""))
+    .split("\n")
+    .filter((line) => line !== "")
+    .map(Number);
+}
+
+/** rmdir, retried while the kernel still counts exiting processes in it (EBUSY), for up to a second. */
+async function removeWhenEmpty(cgroup: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    try {
+      await rmdir(cgroup);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EBUSY") return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+function cgroupRoot(version: 1 | 2, directory: string, owner: string): PidsCgroupRoot {
   return {
     version,
     directory,
-    async create(name, maxProcesses) {
-      const own = path.join(directory, name);
+    async create(maxProcesses) {
+      const own = path.join(directory, `cmd-${owner}-${randomBytes(6).toString("hex")}`);
       await mkdir(own);
       await writeFile(path.join(own, "pids.max"), String(maxProcesses));
       return {
@@ -74,35 +146,13 @@ function cgroupRoot(version: 1 | 2, directory: string): PidsCgroupRoot {
         async remove() {
           // Nothing of the command may outlive it: its processes normally die with the sandbox's pid 1
           // (asynchronously); whatever is still listed after a short wait is killed here.
-          const members = async () =>
-            (await readFile(path.join(own, "cgroup.procs"), "utf8").catch(() => ""))
-              .split("\n")
-              .filter((line) => line !== "")
-              .map(Number);
           for (let attempt = 0; attempt < 40; attempt += 1) {
-            const pids = await members();
+            const pids = await members(own);
             if (pids.length === 0) break;
-            if (attempt >= 20) {
-              for (const pid of pids) {
-                try {
-                  process.kill(pid, "SIGKILL");
-                } catch {
-                  // gone meanwhile
-                }
-              }
-            }
+            if (attempt >= 20) for (const pid of pids) killProcess(pid);
             await new Promise((resolve) => setTimeout(resolve, 25));
           }
-          for (let attempt = 0; attempt < 20; attempt += 1) {
-            try {
-              await rmdir(own);
-              return;
-            } catch (error) {
-              const code = (error as NodeJS.ErrnoException).code;
-              if (code !== "EBUSY") return;
-              await new Promise((resolve) => setTimeout(resolve, 50));
-            }
-          }
+          await removeWhenEmpty(own);
         },
       };
     },

@@ -1,5 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, lstat, mkdtemp, readlink, rm, writeFile } from "node:fs/promises";
+import { access, lstat, mkdir, mkdtemp, readlink, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBubblewrapSandbox, createUnconfinedSandbox, type SystemBindings } from "./bubblewrap-sandbox.ts";
@@ -93,10 +94,35 @@ export async function probeProcessSandbox(options: ProbeProcessSandboxOptions): 
     }
     return { available: true, sandbox };
   } catch (error) {
-    return { available: false, reason: `bubblewrap could not be started: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      available: false,
+      reason: `bubblewrap could not start a sandbox (${error instanceof Error ? error.message : String(error)}); it needs user namespaces (see the README's "Sandbox" section)`,
+    };
   } finally {
     await rm(workspace, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where the sandbox's passwd and group live: one directory per user, reused by every process (a
+ * directory per process would pile up in /tmp, since workers are often killed rather than stopped).
+ * It must be this user's own and writable by no one else, or another local user could choose what
+ * the sandbox binds; otherwise a fresh private directory is made.
+ */
+async function etcDirectory(): Promise<string> {
+  const uid = process.getuid?.() ?? 0;
+  const shared = path.join(tmpdir(), `agentq-sandbox-etc-${uid}`);
+  await mkdir(shared, { mode: 0o755 }).catch(() => undefined);
+  const stats = await lstat(shared).catch(() => undefined);
+  if (stats?.isDirectory() && stats.uid === uid && (stats.mode & 0o022) === 0) return shared;
+  return mkdtemp(path.join(tmpdir(), "agentq-sandbox-etc-"));
+}
+
+/** Concurrent starts write the same text: each writes its own file and renames it into place. */
+async function writeFileAtomically(file: string, text: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await writeFile(temporary, text, { mode: 0o644 });
+  await rename(temporary, file);
 }
 
 async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
@@ -112,6 +138,11 @@ async function findExecutable(name: string, searchPath: string): Promise<string 
   }
   return undefined;
 }
+
+/** The sandbox's /etc/passwd and /etc/group: the sandbox user (uid 1000) has a name, `id` and `whoami` answer. */
+const SANDBOX_PASSWD =
+  "root:x:0:0:root:/tmp:/bin/bash\nagentq:x:1000:1000:agentq sandbox:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
+const SANDBOX_GROUP = "root:x:0:\nagentq:x:1000:\nnogroup:x:65534:\n";
 
 let bindings: Promise<SystemBindings> | undefined;
 
@@ -138,14 +169,10 @@ async function findSystemBindings(): Promise<SystemBindings> {
   for (const file of ETC_FILES) if (await exists(file)) readOnly.push(file);
   const networkOnly: string[] = [];
   for (const file of NETWORK_ETC_FILES) if (await exists(file)) networkOnly.push(file);
-  const directory = await mkdtemp(path.join(tmpdir(), "agentq-sandbox-etc-"));
+  const directory = await etcDirectory();
   const passwdFile = path.join(directory, "passwd");
   const groupFile = path.join(directory, "group");
-  await writeFile(
-    passwdFile,
-    "root:x:0:0:root:/tmp:/bin/bash\nagentq:x:1000:1000:agentq sandbox:/tmp:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
-    { mode: 0o644 },
-  );
-  await writeFile(groupFile, "root:x:0:\nagentq:x:1000:\nnogroup:x:65534:\n", { mode: 0o644 });
+  await writeFileAtomically(passwdFile, SANDBOX_PASSWD);
+  await writeFileAtomically(groupFile, SANDBOX_GROUP);
   return { readOnly, symlinks, networkOnly, passwdFile, groupFile };
 }
