@@ -103,7 +103,7 @@ describe("a worker killed mid-run", () => {
       await waitUntil("the killed worker's command gone", () => (gate.readers() === 0 ? true : undefined));
       expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/count.txt`)).status).toBe(404);
     } finally {
-      gate.release();
+      gate.release(0);
     }
   }, 180_000);
 

@@ -164,8 +164,8 @@ export const GATED = "cat gate.fifo > /dev/null;";
 export interface Gate {
   /** Commands blocked on the gate now (`cat` processes working in the workspace). */
   readers(): number;
-  /** Lets the blocked commands go on; false when none was waiting. */
-  release(): boolean;
+  /** Lets the blocked commands go on; false when none was waiting (after up to `waitMs`, default 2 s). */
+  release(waitMs?: number): boolean;
 }
 
 /**
@@ -177,16 +177,23 @@ export function createGate(workspaceRoot: string): Gate {
   execFileSync("mkfifo", [path]);
   return {
     readers: () => processesIn(workspaceRoot, "cat"),
-    release() {
-      let descriptor: number;
-      try {
-        descriptor = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-      } catch {
-        return false; // ENXIO: nobody is reading it
+    release(waitMs = 2_000) {
+      // A `cat` counted by readers() may not have opened the FIFO yet (it is exec'd, then opens):
+      // ENXIO means no reader has it open, so look again for a moment before saying nobody waits.
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        let descriptor: number;
+        try {
+          descriptor = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+        } catch {
+          if (Date.now() >= deadline) return false; // ENXIO: nobody is reading it
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+          continue;
+        }
+        writeSync(descriptor, "go\n");
+        closeSync(descriptor);
+        return true;
       }
-      writeSync(descriptor, "go\n");
-      closeSync(descriptor);
-      return true;
     },
   };
 }

@@ -112,7 +112,7 @@ describe("graceful shutdown of a worker", () => {
       expect(file.body.content).toBe("x\n");
       await expectWellFormedTranscript(stack, chatId);
     } finally {
-      gate.release();
+      gate.release(0);
     }
   }, 180_000);
 
@@ -154,7 +154,7 @@ describe("graceful shutdown of a worker", () => {
       expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/count.txt`)).status).toBe(404);
       await expectWellFormedTranscript(stack, chatId);
     } finally {
-      gate.release();
+      gate.release(0);
     }
   }, 180_000);
 });

@@ -132,7 +132,7 @@ describe("a stale worker", () => {
       expect(await stack.waitForRun(nextRun, undefined, 60_000)).toMatchObject({ status: "completed" });
       expect((await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } })).lastEventSeq).toBe(lastSeq);
     } finally {
-      gate.release();
+      gate.release(0);
     }
   }, 180_000);
 });

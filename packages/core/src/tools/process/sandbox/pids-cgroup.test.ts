@@ -21,12 +21,10 @@ function deadPid(): number {
 }
 
 describe("openPidsCgroupRoot", () => {
-  it("removes the cgroups a dead process of this pid namespace left, and no other", async (context) => {
+  it("removes the cgroups a dead process of this pid namespace left, and no other", async () => {
     const first = await openPidsCgroupRoot(NAME);
-    if (first.root === undefined) {
-      context.skip(`no writable pids cgroup here: ${first.reason}`);
-      return;
-    }
+    // The project's machines and CI have one (DESIGN.md: cgroups v1); a host without it fails here, saying why.
+    if (first.root === undefined) throw new Error(`this test needs a writable pids cgroup: ${first.reason}`);
     directory = first.root.directory;
     const namespace = /\[(\d+)\]/.exec(await readlink("/proc/self/ns/pid"))?.[1];
     const dead = deadPid();
