@@ -7,7 +7,6 @@ import { pino } from "pino";
 import WebSocket from "ws";
 import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
 import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
-import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
 import { startRunWorker, type RunWorker } from "../../apps/worker/src/run-worker.ts";
@@ -156,13 +155,9 @@ export class TestStack {
     );
   }
 
-  async startWorker(
-    overrides: Partial<WorkerConfig> = {},
-    options: { extraTools?: readonly ToolDefinition[]; sandbox?: ProcessSandbox | null } = {},
-  ): Promise<RunWorker> {
+  async startWorker(overrides: Partial<WorkerConfig> = {}, options: { sandbox?: ProcessSandbox | null } = {}): Promise<RunWorker> {
     const sandbox = options.sandbox === undefined ? this.sandbox : options.sandbox;
     const worker = await startRunWorker({
-      extraTools: options.extraTools ?? [],
       ...(sandbox === undefined ? {} : { sandbox }),
       config: { ...this.workerConfig, ...overrides },
       logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),

@@ -15,7 +15,6 @@ import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create
 import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
-import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import { markLostJobs } from "@agentq/core/jobs/job-store";
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
@@ -47,8 +46,6 @@ export interface StartRunWorkerOptions {
    * one PROCESS_SANDBOX names, probed at start (bubblewrap unless `off`).
    */
   sandbox?: ProcessSandbox | null;
-  /** Tools registered next to agentq's own (tests add tools that fail on purpose). Default none. */
-  extraTools?: readonly ToolDefinition[];
 }
 
 export interface RunWorker {
@@ -97,7 +94,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry([...createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }), ...(options.extraTools ?? [])]);
+  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
