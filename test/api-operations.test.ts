@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 import { freePort } from "./support/free-port.ts";
+import { waitUntil } from "./support/wait-until.ts";
 
 let api: TestApi;
 
@@ -15,16 +16,6 @@ afterAll(async () => {
   await api?.close();
 });
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** A private Redis this test may stop (the shared one is never touched). */
 async function startPrivateRedis(extraArguments: string[] = []): Promise<{ url: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
@@ -34,7 +25,7 @@ async function startPrivateRedis(extraArguments: string[] = []): Promise<{ url: 
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
   probe.on("error", () => undefined);
-  await waitFor("the private redis to answer", async () => {
+  await waitUntil("the private redis to answer", async () => {
     try {
       if (probe.status !== "ready") await probe.connect();
       return (await probe.ping()) === "PONG" ? true : undefined;
@@ -83,7 +74,9 @@ describe("operations endpoints", () => {
       expect(response.body.error.details.failed).toEqual(["redis_eviction_policy"]);
       expect(response.body.checks.redis.status).toBe("ok");
       expect(response.body.checks.redis_eviction_policy).toMatchObject({ status: "failed", policy: "allkeys-lru" });
-      const logged = await waitFor("the start-up error", async () => isolated.logs.find((line) => line.includes('"level":50') && line.includes("allkeys-lru")));
+      const logged = await waitUntil("the start-up error", async () =>
+        isolated.logs.find((line) => line.includes('"level":50') && line.includes("allkeys-lru")),
+      );
       expect(logged).toMatch(/noeviction/);
     } finally {
       await isolated.close();
@@ -99,7 +92,7 @@ describe("operations endpoints", () => {
       expect(response.status).toBe(200);
       expect(response.body.checks.redis_eviction_policy.status).toBe("unknown");
       expect(response.body.checks.redis_eviction_policy.error).toMatch(/could not check/);
-      await waitFor("the start-up warning", async () => isolated.logs.find((line) => line.includes('"level":40') && line.includes("could not check")));
+      await waitUntil("the start-up warning", async () => isolated.logs.find((line) => line.includes('"level":40') && line.includes("could not check")));
     } finally {
       await isolated.close();
       await redis.stop();
@@ -112,7 +105,7 @@ describe("operations endpoints", () => {
     try {
       expect((await requestJson(`${isolated.url}/readyz`)).status).toBe(200);
       await redis.stop();
-      const notReady = await waitFor("readyz to fail", async () => {
+      const notReady = await waitUntil("readyz to fail", async () => {
         const response = await requestJson(`${isolated.url}/readyz`);
         return response.status === 503 ? response : undefined;
       });
@@ -160,7 +153,7 @@ describe("request logs", () => {
     expect(response.status).toBe(200);
     await requestJson(`${api.url}/api/ws?token=${token}`, { headers: { "x-request-id": "log-test-request-2" } });
 
-    const lines = await waitFor("the request's completion line", async () => {
+    const lines = await waitUntil("the request's completion line", async () => {
       const found = api.logs.filter((line) => line.includes(requestId));
       return found.some((line) => line.includes("request completed")) ? found : undefined;
     });

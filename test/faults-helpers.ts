@@ -5,18 +5,10 @@ import { closeSync, constants, openSync, readdirSync, readFileSync, readlinkSync
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { controlChannel } from "@agentq/queue";
-import { sleep, type RunEvent, type TestStack } from "./support/test-stack.ts";
+import type { RunEvent, TestStack } from "./support/test-stack.ts";
+import { waitUntil } from "./support/wait-until.ts";
 
-/** Polls `check` until it returns something other than undefined, or fails after `timeoutMs`. */
-export async function waitUntil<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
+export { waitUntil };
 
 /**
  * Spawns child-process workers and waits until each has subscribed to the control channel, the

@@ -9,6 +9,7 @@ import { createRunCommandTool } from "../packages/core/src/tools/process/run-com
 import type { ProcessSandbox } from "../packages/core/src/tools/process/sandbox/process-sandbox.ts";
 import type { ToolContext, ToolResult } from "../packages/core/src/tools/tool-definition.ts";
 import { testSandbox } from "./support/sandbox.ts";
+import { waitUntil } from "./support/wait-until.ts";
 
 const SECRETS = {
   DATABASE_URL: "postgres://postgres@127.0.0.1:5432/secret_db",
@@ -72,16 +73,6 @@ async function running(name: string): Promise<number> {
     return stdout.split("\n").filter((line) => line.trim() !== "").length;
   } catch {
     return 0;
-  }
-}
-
-async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met before the deadline");
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -159,7 +150,7 @@ describe("run_command", () => {
     const name = marker();
     const controller = new AbortController();
     const pending = tool().execute({ command: `(exec -a ${name} sleep 100) & wait`, timeout_seconds: 60 }, context({ signal: controller.signal }));
-    await waitFor(async () => ((await running(name)) > 0 ? true : undefined), 5_000);
+    await waitUntil("the command running", async () => ((await running(name)) > 0 ? true : undefined), 5_000);
     controller.abort();
     const result = await pending;
     expect(result.ok).toBe(false);
