@@ -48,11 +48,11 @@ describe("Redis losing everything mid-run", () => {
     for (let index = 0; index < 5; index += 1) {
       const chatId = await stack.createChat({ workspaceId });
       const runId = await stack.run(chatId, {
-        // Round 2's answer is held 2 s: a run seen between its tools is still running when Redis is
-        // flushed, and with two worker slots busy that long, later runs are still waiting in Redis.
+        // Round 2's answer is held until Redis has been flushed: a run seen between its tools is still
+        // running then, and with two worker slots busy, later runs are still waiting in Redis.
         input: scenarioInput([
           { ...slow, tool: "list_files", args: {} },
-          { ...slow, tool: "list_files", args: { path: "." }, delayMs: 2_000 },
+          { ...slow, tool: "list_files", args: { path: "." }, holdUntil: "redis-flushed" },
           { text: `run ${index} done` },
         ]),
       });
@@ -72,6 +72,7 @@ describe("Redis losing everything mid-run", () => {
     } finally {
       flusher.disconnect();
     }
+    stack.provider.release("redis-flushed");
     const statuses = await stack.prisma.run.findMany({ where: { id: { in: runs.map((run) => run.runId) } }, select: { status: true } });
     // Both kinds were hit: runs being executed, and runs whose only trace in Redis was their job.
     expect(statuses.some((run) => run.status === "running")).toBe(true);

@@ -34,13 +34,13 @@ describe("graceful shutdown of a worker", () => {
   it("SIGTERM mid-run: the worker exits 0, the run is handed back and completes elsewhere, nothing is repeated", async () => {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
-    // Five rounds streamed in about half a second each, and the model holds round 2's answer 2 s:
-    // the signal, sent once round 1's tool has completed, lands mid-run whatever the timing.
+    // Five rounds streamed in about half a second each, and the model holds round 2's answer until
+    // the signal is sent (once round 1's tool has completed): it lands mid-run whatever the timing.
     const slow = { text: "Listing the workspace again.", chunkDelayMs: 60 };
     const runId = await stack.run(chatId, {
       input: scenarioInput([
         { ...slow, tool: "list_files", args: { path: "." } },
-        { ...slow, tool: "list_files", args: {}, delayMs: 2_000 },
+        { ...slow, tool: "list_files", args: {}, holdUntil: "shutdown-mid-run" },
         { ...slow, tool: "search_files", args: { query: "nothing" } },
         { ...slow, tool: "search_files", args: { query: "still nothing" } },
         { text: "all listed" },
@@ -50,6 +50,7 @@ describe("graceful shutdown of a worker", () => {
     const holder = await holderOf(stack, runId, aliveWorkers(stack));
     const signalledAt = Date.now();
     holder.kill("SIGTERM");
+    stack.provider.release("shutdown-mid-run");
     const exit = await exited(holder, SHUTDOWN_GRACE_MS + 20_000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalledAt).toBeLessThan(SHUTDOWN_GRACE_MS);

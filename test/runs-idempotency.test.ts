@@ -13,8 +13,8 @@ describe("idempotency_key", () => {
 
   it("the same key from the same user returns the first run and creates no other", async () => {
     const chatId = await stack.createChat();
-    // The model answers after 2 s, so the first run is still active when the retry arrives.
-    const body = { input: scenarioInput([{ text: "once", delayMs: 2_000 }]), idempotency_key: "key-1" };
+    // The model's answer is held until the retry has been answered: the first run is still active then.
+    const body = { input: scenarioInput([{ text: "once", holdUntil: "idempotency-first" }]), idempotency_key: "key-1" };
     const first = await stack.startRun(chatId, body);
     expect(first.status).toBe(202);
     // Even while the first run is active, the retry is not a multitask conflict: it is the same run.
@@ -22,6 +22,7 @@ describe("idempotency_key", () => {
     expect(second.status).toBe(202);
     expect(second.body.id).toBe(first.body.id);
     expect(["queued", "running"]).toContain(second.body.status);
+    stack.provider.release("idempotency-first");
     await stack.waitForRun(first.body.id);
     const third = await stack.startRun(chatId, body);
     expect(third.body.id).toBe(first.body.id);

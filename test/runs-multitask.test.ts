@@ -169,12 +169,15 @@ describe("multitask: a new run in a chat that already has an active one", () => 
 
   it("concurrent requests on one chat: with reject exactly one run is created; with enqueue they run one at a time", async () => {
     const chatId = await stack.createChat();
-    // The model answers after 2 s, so whichever run is created stays active while the other three
-    // requests are decided: without the delay it could finish first and make room for a second run.
-    const rejects = await Promise.all([1, 2, 3, 4].map((index) => stack.startRun(chatId, { input: scenarioInput([{ text: `r${index}`, delayMs: 2_000 }]) })));
+    // The model's answer is held until all four requests are decided, so whichever run is created
+    // stays active meanwhile: without the latch it could finish first and make room for a second run.
+    const rejects = await Promise.all(
+      [1, 2, 3, 4].map((index) => stack.startRun(chatId, { input: scenarioInput([{ text: `r${index}`, holdUntil: "multitask-reject" }]) })),
+    );
     expect(rejects.map((response) => response.status).sort()).toEqual([202, 409, 409, 409]);
     expect(await stack.prisma.run.count({ where: { chatId } })).toBe(1);
     expect(await stack.prisma.run.count({ where: { chatId, status: { in: ["queued", "running"] } } })).toBe(1);
+    stack.provider.release("multitask-reject");
     await stack.waitForRun(rejects.find((response) => response.status === 202)!.body.id);
 
     const enqueueChat = await stack.createChat();

@@ -49,9 +49,9 @@ describe("WebSocket /api/ws", () => {
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
       input: scenarioInput([
-        // The first answer is held 2 s after round.started: the first socket has its three events
-        // (run.queued, run.started, round.started) and is closed long before the run can end.
-        { tool: "write_file", args: { path: "a.txt", content: "alpha" }, delayMs: 2_000 },
+        // The first answer is held until the first socket, which has its three events (run.queued,
+        // run.started, round.started), is closed: it leaves mid-run, whatever the machine's speed.
+        { tool: "write_file", args: { path: "a.txt", content: "alpha" }, holdUntil: "ws-resubscribe" },
         { tool: "read_file", args: { path: "a.txt" }, delayMs: 300 },
         { text: "the file says alpha, and this answer streams slowly", chunkDelayMs: 100 },
       ]),
@@ -70,6 +70,7 @@ describe("WebSocket /api/ws", () => {
 
     const second = await stack.connectWebSocket();
     second.send({ type: "subscribe", run_id: runId, after: lastSeen });
+    stack.provider.release("ws-resubscribe");
     await second.waitFor(() => second.events(runId).some((event) => event.type === "run.completed"), 30_000);
     const secondEvents = second.events(runId);
     second.close();

@@ -16,6 +16,11 @@ export interface FakeProviderResponse {
   error?: { status: number; message?: string; type?: string; headers?: Record<string, string> };
   /** Wait this long before sending the response headers. Default 0. */
   delayMs?: number;
+  /**
+   * Send nothing until the test calls `release(holdUntil)` on the server (a latch: the run stays "in
+   * progress" exactly as long as the test needs, however slow the machine). Default: no hold.
+   */
+  holdUntil?: string;
   /** Wait this long between stream events. Default 0 (as fast as the socket takes them). */
   chunkDelayMs?: number;
   /** Stall for `stallMs` after this many stream events (0 = right after the headers). */

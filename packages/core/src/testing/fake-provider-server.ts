@@ -36,6 +36,10 @@ export interface FakeProviderServer {
   enqueue(...responses: FakeProviderResponse[]): void;
   /** Replaces the responder (a function of the request) used once the queue is empty. */
   script(responder: FakeProviderResponder | undefined): void;
+  /** Lets every response held on `name` (`holdUntil`) go on, and those that ask for it later. */
+  release(name: string): void;
+  /** Responses waiting on `name` now. */
+  held(name: string): number;
   /** Stops listening and drops open connections, stalled streams included. */
   close(): Promise<void>;
 }
@@ -58,6 +62,23 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     return api === "openai" ? `call_fake${callSequence}` : `toolu_fake${callSequence}`;
   };
   const sockets = new Set<Socket>();
+  /** Latches: released names, and the responses waiting on the others. */
+  const released = new Set<string>();
+  const waiting = new Map<string, Set<() => void>>();
+  const holdUntil = (name: string, signal: AbortSignal): Promise<void> => {
+    if (released.has(name) || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = waiting.get(name) ?? new Set();
+      waiting.set(name, waiters);
+      const done = () => {
+        waiters.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      waiters.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  };
   const closing = new AbortController();
 
   const server = createServer((incoming, outgoing) => {
@@ -126,6 +147,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     outgoing.on("close", onGone);
     closing.signal.addEventListener("abort", onGone, { once: true });
     try {
+      if (response.holdUntil !== undefined) await holdUntil(response.holdUntil, gone.signal);
       if (response.delayMs) await wait(response.delayMs, gone.signal);
       if (gone.signal.aborted) return;
       outgoing.writeHead(plan.status, plan.headers);
@@ -175,6 +197,14 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     },
     script(next) {
       responder = next;
+    },
+    release(name) {
+      released.add(name);
+      for (const done of [...(waiting.get(name) ?? [])]) done();
+      waiting.delete(name);
+    },
+    held(name) {
+      return waiting.get(name)?.size ?? 0;
     },
     async close() {
       closing.abort();

@@ -18,6 +18,8 @@ const scenarioStep = z.object({
   stallAfterEvents: z.number().optional(),
   stallMs: z.number().optional(),
   delayMs: z.number().optional(),
+  /** Held until the test calls `stack.provider.release(name)`: a latch instead of a guessed delay. */
+  holdUntil: z.string().optional(),
   error: z.object({ status: z.number(), message: z.string().optional() }).optional(),
 });
 
@@ -58,6 +60,7 @@ export function scenarioResponder(request: FakeProviderRequest): FakeProviderRes
     ...(step.stallAfterEvents !== undefined ? { stallAfterEvents: step.stallAfterEvents } : {}),
     ...(step.stallMs !== undefined ? { stallMs: step.stallMs } : {}),
     ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}),
+    ...(step.holdUntil !== undefined ? { holdUntil: step.holdUntil } : {}),
   };
   if (step.error) return { error: step.error, ...shape };
   const calls = step.calls ?? (step.tool ? [{ tool: step.tool, args: step.args }] : []);
