@@ -8,6 +8,7 @@ import path from "node:path";
 import { systemClock } from "@agentq/core/clock";
 import { createChat } from "@agentq/core/chats/chat-store";
 import type { RunEventRecord } from "@agentq/core/events/run-event";
+import { parseRunEventData } from "@agentq/core/events/run-event-schemas";
 import { generateId } from "@agentq/core/ids";
 import { createRun, type CreateRunInput } from "@agentq/core/runs/create-run";
 import { executeRun } from "@agentq/core/runs/execute-run";
@@ -100,7 +101,9 @@ export async function startLoopHarness(options: { extraTools?: ToolDefinition[] 
       return executeRun(dependencies, { lease: acquired.lease, signal: executeOptions.signal ?? new AbortController().signal, shouldHandBack: () => false });
     },
     async events(runId) {
-      return (await readRunEvents(prisma, runId, 0, 100_000)).events;
+      const { events } = await readRunEvents(prisma, runId, 0, 100_000);
+      for (const event of events) parseRunEventData(event.type, event.data);
+      return events;
     },
     async settings(patch) {
       await updateSettings(prisma, patch);

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import WebSocket from "ws";
+import { parseRunEventData } from "@agentq/core/events/run-event-schemas";
 import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
 import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
@@ -276,9 +277,11 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Asserts what API.md promises of every event list: seq 1, 2, 3... with no gap and no repeat. */
+/** Asserts what API.md promises of every event list: seq 1, 2, 3... with no gap and no repeat, each event's data as its schema says. */
 export function expectContiguous(events: readonly RunEvent[], from = 1): void {
   events.forEach((event, index) => {
     if (event.seq !== from + index) throw new Error(`events are not contiguous at index ${index}: ${events.map((candidate) => candidate.seq).join(",")}`);
+    // And each one is what the README's event list says it is.
+    parseRunEventData(event.type, event.data);
   });
 }

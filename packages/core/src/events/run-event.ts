@@ -1,3 +1,5 @@
+import type { RunEventData } from "./run-event-schemas.ts";
+
 /** Durable event types (API.md, "Events"). Token deltas are live-only and never stored. */
 export const RUN_EVENT_TYPES = [
   "run.queued",
@@ -20,11 +22,11 @@ export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 export const GUARD_NAMES = ["repeated_call", "call_budget", "round_budget", "promised_action", "token_budget", "stream_timeout"] as const;
 export type GuardName = (typeof GUARD_NAMES)[number];
 
-/** An event about to be appended: its seq is assigned inside the transaction that makes the change. */
-export interface NewRunEvent {
-  type: RunEventType;
-  data: Record<string, unknown>;
-}
+/**
+ * An event about to be appended: its seq is assigned in the commit that makes the change. Its data
+ * is typed by its type's schema (run-event-schemas.ts).
+ */
+export type NewRunEvent = { [K in RunEventType]: { type: K; data: RunEventData<K> } }[RunEventType];
 
 /** An event as stored and served (API.md `Event`). */
 export interface RunEventRecord {
