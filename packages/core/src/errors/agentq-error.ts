@@ -1,13 +1,15 @@
+import type { ErrorCode } from "./error-codes.ts";
+
 /**
  * The root of agentq's error hierarchy. `code` is stable, snake_case, and is the same code the
  * HTTP API returns (API.md, "Errors"); `message` is a sentence for a human that says what to do;
  * `details` holds structured fields (the offending field, the limit, ...).
  */
 export class AgentqError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: string, message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;

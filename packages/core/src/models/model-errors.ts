@@ -5,7 +5,16 @@ export class ModelProviderError extends AgentqError {
   readonly retryable: boolean;
   readonly status: number | undefined;
 
-  constructor(message: string, options: { retryable: boolean; status?: number; code?: string; details?: Record<string, unknown>; cause?: unknown }) {
+  constructor(
+    message: string,
+    options: {
+      retryable: boolean;
+      status?: number;
+      code?: "model_provider_unreachable" | "model_provider_not_configured";
+      details?: Record<string, unknown>;
+      cause?: unknown;
+    },
+  ) {
     super(options.code ?? "model_provider_error", message, options.details, { cause: options.cause });
     this.retryable = options.retryable;
     this.status = options.status;

@@ -1,4 +1,5 @@
 import { AgentqError, ConflictError } from "../errors/agentq-error.ts";
+import type { ErrorCode } from "../errors/error-codes.ts";
 
 /**
  * The worker's lease on a run was taken over (its fencing version no longer matches), or the run
@@ -12,7 +13,7 @@ export class LeaseLostError extends AgentqError {
 
 /** A change was asked of a run whose status does not allow it (another writer got there first). */
 export class RunStateConflictError extends ConflictError {
-  constructor(runId: string, message: string, code = "run_state_conflict") {
+  constructor(runId: string, message: string, code: ErrorCode = "run_state_conflict") {
     super(code, message, { run_id: runId });
   }
 }
