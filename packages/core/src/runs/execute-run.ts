@@ -1,6 +1,6 @@
 import type { NewRunEvent } from "../events/run-event.ts";
 import type { ModelMessage, ModelResponse } from "../models/model-client.ts";
-import { ModelProviderError, StreamTimeoutError } from "../models/model-errors.ts";
+import { StreamTimeoutError } from "../models/model-errors.ts";
 import { offeredTools, type ToolOfferContext } from "../policy/offered-tools.ts";
 import { sqlPoolOf } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../store/run-statement.ts";
@@ -12,6 +12,7 @@ import { loadRunContext, type RunContext } from "./load-run-context.ts";
 import type { LoopState } from "./loop-state.ts";
 import { normalizeToolCalls, toStoredToolCalls } from "./normalize-tool-calls.ts";
 import { abortReasonOf } from "./run-abort.ts";
+import { type RunError, runErrorOf } from "./run-error.ts";
 import { LeaseLostError } from "./run-errors.ts";
 import { releaseLease, type RunLease } from "./run-lease.ts";
 import { finishRun, type FinishKind } from "./finish-run.ts";
@@ -173,7 +174,7 @@ export class RunExecution {
     await releaseLease(this.dependencies.prisma, this.input.lease);
   }
 
-  async finish(kind: FinishKind, detail: { output?: string; error?: { code: string; message: string }; events?: NewRunEvent[] }): Promise<RunOutcome> {
+  async finish(kind: FinishKind, detail: { output?: string; error?: RunError; events?: NewRunEvent[] }): Promise<RunOutcome> {
     return finishRun(this, kind, detail);
   }
 
@@ -196,7 +197,7 @@ export class RunExecution {
     try {
       resolved = this.dependencies.models.resolve(run.model);
     } catch (error) {
-      return { kind: "stop", outcome: await this.finish("failed", { error: errorSummary(error, "model_unavailable") }) };
+      return { kind: "stop", outcome: await this.finish("failed", { error: runErrorOf(error, "model_unavailable") }) };
     }
     const toolsForRound: ToolDefinition[] = this.loopState.finalAnswerRound ? [] : offeredTools(this.dependencies.tools.list(), this.offerContext);
     const toolSchemas = toolsForRound.map((tool) => this.dependencies.tools.toModelSchema(tool));
@@ -345,18 +346,11 @@ export class RunExecution {
         };
       }
       this.dependencies.logger.warn({ run_id: this.runId, err: error }, "model request failed");
-      return { kind: "stop", outcome: await this.finish("failed", { error: errorSummary(error, "model_error") }) };
+      return { kind: "stop", outcome: await this.finish("failed", { error: runErrorOf(error, "model_error") }) };
     } finally {
       // A worker that lost the run publishes nothing more, not even live text.
       if (abortReasonOf(this.input.signal) === "lease_lost") deltas.discard();
       else await deltas.flush();
     }
   }
-}
-
-function errorSummary(error: unknown, fallbackCode: string): { code: string; message: string } {
-  if (error instanceof ModelProviderError) return { code: error.code, message: error.message };
-  if (error instanceof Error && "code" in error && typeof error.code === "string" && /^[a-z_]+$/.test(error.code))
-    return { code: error.code, message: error.message };
-  return { code: fallbackCode, message: error instanceof Error ? error.message : String(error) };
 }

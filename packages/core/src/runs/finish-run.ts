@@ -4,6 +4,7 @@ import { commitRunStatement, emptyStatementChange } from "../store/run-statement
 import { inSqlTransaction, queryRows } from "../store/sql-pool.ts";
 import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import type { RunExecution } from "./execute-run.ts";
+import type { RunError } from "./run-error.ts";
 import { nextRunnableRunOfChat, type RunLease } from "./run-lease.ts";
 import type { RunOutcome } from "./run-outcome.ts";
 import { RunStatus } from "./run-status.ts";
@@ -19,7 +20,7 @@ export type FinishKind = "completed" | "failed" | "cancelled";
 export async function finishRun(
   execution: RunExecution,
   kind: FinishKind,
-  detail: { output?: string; error?: { code: string; message: string }; events?: NewRunEvent[] },
+  detail: { output?: string; error?: RunError; events?: NewRunEvent[] },
 ): Promise<RunOutcome> {
   const { run } = execution.context;
   const finalEvent: NewRunEvent =
@@ -65,7 +66,7 @@ export async function finishRun(
   });
   await execution.flush();
   await scheduleNextRunOfChat(execution.dependencies, run.chatId);
-  if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "failed", message: "the run failed" } };
+  if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "internal_error", message: "the run failed" } };
   return { kind: "cancelled" };
 }
 
@@ -91,7 +92,7 @@ const FAILED_CALL_REASONS = { reasonNotStarted: "not executed: the run failed", 
 export async function failRunWithoutLease(
   dependencies: Pick<RunLoopDependencies, "prisma" | "clock" | "generateId">,
   runId: string,
-  error: { code: string; message: string },
+  error: RunError,
   options: { lease?: RunLease } = {},
 ): Promise<RunEventRecord[]> {
   const now = dependencies.clock();

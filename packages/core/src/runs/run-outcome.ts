@@ -1,7 +1,8 @@
+import type { RunError } from "./run-error.ts";
 /** How one execution of a run by a worker ended (the worker maps it to its job). */
 export type RunOutcome =
   | { kind: "completed"; output: string }
-  | { kind: "failed"; error: { code: string; message: string } }
+  | { kind: "failed"; error: RunError }
   | { kind: "cancelled" }
   /** Waiting for a human: the run is a row in Postgres, no worker, no job (invariant 4). */
   | { kind: "parked"; approvalIds: string[] }
