@@ -17,12 +17,14 @@ import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import { markLostJobs } from "@agentq/core/jobs/job-store";
+import { JobSupervisor } from "@agentq/core/jobs/job-supervisor";
 import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
 import {
   controlChannel,
   createRedis,
   logEvictionPolicy,
+  publishControl,
   createRedisRunEventPublisher,
   parseJob,
   RUN_QUEUE_NAME,
@@ -31,7 +33,7 @@ import {
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
-import { JobSupervisor } from "./job-supervisor.ts";
+
 import { reconcileRuns } from "./reconcile-runs.ts";
 
 export interface StartRunWorkerOptions {
@@ -85,8 +87,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const sandbox = await resolveSandbox(options, logger);
   const jobs = new JobSupervisor({
     prisma,
-    redis: commands,
-    queuePrefix: config.queuePrefix,
+    notifyStop: (jobId) => {
+      publishControl(commands, config.queuePrefix, { type: "job.stop", job_id: jobId }).catch((error: unknown) =>
+        logger.warn({ err: error, job_id: jobId }, "could not publish a job's stop; its owner reads the flag at its next lease renewal"),
+      );
+    },
     workerId,
     workspacesRoot: config.workspacesRoot,
     sandbox,

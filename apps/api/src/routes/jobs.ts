@@ -2,7 +2,8 @@ import { Router } from "express";
 import { z } from "zod";
 import { readJobOutput } from "@agentq/core/jobs/job-output";
 import { JobStatus } from "@agentq/core/jobs/job-status";
-import { findOwnJob, listOwnJobs, requestJobStop } from "@agentq/core/jobs/job-store";
+import { findOwnJob, listOwnJobs } from "@agentq/core/jobs/job-store";
+import { stopJob } from "@agentq/core/jobs/stop-job";
 import { toJobView } from "@agentq/core/jobs/job-view";
 import { getWorkspace } from "@agentq/core/workspaces/workspace-store";
 import type { ApiDependencies } from "../api-dependencies.ts";
@@ -65,10 +66,8 @@ export function jobsRouter(dependencies: ApiDependencies): Router {
   });
 
   router.post("/api/jobs/:id/stop", async (request, response) => {
-    const user = currentUser(request);
-    const job = await requestJobStop(prisma, user.id, request.params.id);
-    runs.requestJobStop(job.id);
-    response.status(202).json(toJobView(await findOwnJob(prisma, user.id, job.id)));
+    const job = await stopJob({ prisma, notifyOwner: (jobId) => runs.requestJobStop(jobId) }, currentUser(request).id, request.params.id);
+    response.status(202).json(toJobView(job));
   });
 
   return router;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tool-definition.ts";
+import { OutputCapture } from "./output-capture.ts";
 import { runProcessGroup, type ProcessGroupOutcome } from "./run-process-group.ts";
 import type { ProcessSandbox } from "./sandbox/process-sandbox.ts";
 
@@ -72,7 +73,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): ToolDefini
           start: () => options.sandbox.spawn(request),
           timeoutMs: timeoutSeconds * 1000,
           signal: context.signal,
-          outputLimitBytes,
+          output: new OutputCapture(outputLimitBytes),
           killGraceMs,
         });
       } catch (error) {

@@ -1,28 +1,33 @@
 import { performance } from "node:perf_hooks";
-import { OutputCapture } from "./output-capture.ts";
+import type { OutputCapture } from "./output-capture.ts";
 import { processGroupAlive } from "./process-group-alive.ts";
 import type { SandboxedProcess } from "./sandbox/process-sandbox.ts";
 
-export interface RunProcessGroupOptions {
+/** Where the command's output goes, chunk by chunk in stream order (an OutputCapture, a job's output file). */
+export interface OutputSink {
+  append(chunk: Buffer): void;
+}
+
+export interface RunProcessGroupOptions<Output extends OutputSink> {
   /** Starts the command (in the sandbox): stdout and stderr piped, the leader of its own process group. */
   start: () => Promise<SandboxedProcess>;
   timeoutMs: number;
   /** Aborting it kills the process group, as a timeout does. */
   signal: AbortSignal;
-  outputLimitBytes: number;
+  output: Output;
   /** Time between SIGTERM and SIGKILL. */
   killGraceMs: number;
 }
 
 export type ProcessTermination = "exited" | "timed_out" | "cancelled";
 
-export interface ProcessGroupOutcome {
+export interface ProcessGroupOutcome<Output extends OutputSink = OutputCapture> {
   termination: ProcessTermination;
   /** The shell's exit code; null when it was ended by a signal. */
   exitCode: number | null;
   exitSignal: NodeJS.Signals | null;
   durationMs: number;
-  output: OutputCapture;
+  output: Output;
 }
 
 const POLL_INTERVAL_MS = 25;
@@ -36,8 +41,8 @@ const POLL_INTERVAL_MS = 25;
  * command's pid namespace ends with it, which also takes processes that left the group with `setsid`.)
  * Rejects only when the command cannot be started at all.
  */
-export async function runProcessGroup(options: RunProcessGroupOptions): Promise<ProcessGroupOutcome> {
-  const output = new OutputCapture(options.outputLimitBytes);
+export async function runProcessGroup<Output extends OutputSink>(options: RunProcessGroupOptions<Output>): Promise<ProcessGroupOutcome<Output>> {
+  const output = options.output;
   const startedAt = performance.now();
   const started = await options.start();
   const child = started.child;

@@ -1,22 +1,21 @@
 import path from "node:path";
-import type { Redis } from "ioredis";
-import { generateId } from "@agentq/core/ids";
-import { JobOutputWriter, readJobOutput } from "@agentq/core/jobs/job-output";
-import { JobStatus } from "@agentq/core/jobs/job-status";
-import { findOwnJob, finishJob, insertRunningJob, listOwnJobs, renewJobLeases, requestJobStop } from "@agentq/core/jobs/job-store";
-import type { JobRecord } from "@agentq/core/jobs/job-view";
-import type { LoopLogger } from "@agentq/core/runs/run-loop-dependencies";
-import { loadSettings } from "@agentq/core/settings/agent-settings";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
-import type { JobControl } from "@agentq/core/tools/process/job-tools";
-import type { ProcessSandbox, SandboxedProcess } from "@agentq/core/tools/process/sandbox/process-sandbox";
-import { publishControl } from "@agentq/queue";
+import { generateId } from "../ids.ts";
+import type { LoopLogger } from "../runs/run-loop-dependencies.ts";
+import { loadSettings } from "../settings/agent-settings.ts";
+import type { PrismaClient } from "../store/create-prisma-client.ts";
+import type { JobControl } from "../tools/process/job-tools.ts";
+import { runProcessGroup } from "../tools/process/run-process-group.ts";
+import type { ProcessSandbox, SandboxedProcess } from "../tools/process/sandbox/process-sandbox.ts";
+import { JobOutputWriter, readJobOutput } from "./job-output.ts";
+import { JobStatus } from "./job-status.ts";
+import { findOwnJob, finishJob, insertRunningJob, listOwnJobs, renewJobLeases } from "./job-store.ts";
+import type { JobRecord } from "./job-view.ts";
+import { stopJob } from "./stop-job.ts";
 
 export interface JobSupervisorOptions {
   prisma: PrismaClient;
-  /** For publishing stop requests to the owner (any worker). */
-  redis: Redis;
-  queuePrefix: string;
+  /** Tells the worker that owns a job, wherever it is, to stop it (the app publishes a control message). */
+  notifyStop(jobId: string): void;
   workerId: string;
   /** Output goes to WORKSPACES_ROOT/.jobs/<job id>: shared storage, outside every workspace. */
   workspacesRoot: string;
@@ -32,20 +31,19 @@ export interface JobSupervisorOptions {
 }
 
 interface RunningJob {
-  child: SandboxedProcess["child"];
-  output: JobOutputWriter;
-  /** Why the worker is ending it, when it is (otherwise it exited on its own). */
-  ending?: "stopped" | "timed_out" | "lost";
-  runtimeTimer: NodeJS.Timeout;
+  /** Aborted to end the job; `ending` says why. */
+  controller: AbortController;
+  ending?: "stopped" | "lost";
   ended: Promise<void>;
 }
 
 /**
- * Runs background jobs in the sandbox and owns them for their whole life: their process group,
- * output, runtime limit, lease renewal and stop requests (API.md "Process tools, the sandbox and
- * background jobs"). A job's state is in Postgres; its output is on shared storage, so any worker or
- * API instance can read it. A worker that dies takes its jobs with it (the sandbox dies with its
- * parent) and the reconciler marks them `lost`.
+ * Runs background jobs in the sandbox and owns them for their whole life: output, runtime limit,
+ * lease renewal and stop requests (API.md "Process tools, the sandbox and background jobs"). A job
+ * is a process group driven by runProcessGroup, as a command is, with its output going to shared
+ * storage instead of memory. Its state is in Postgres, so any worker or API instance can read it.
+ * A worker that dies takes its jobs with it (the sandbox dies with its parent) and the reconciler
+ * marks them `lost`.
  */
 export class JobSupervisor implements JobControl {
   readonly #options: JobSupervisorOptions;
@@ -95,47 +93,38 @@ export class JobSupervisor implements JobControl {
       await finishJob(prisma, id, { status: JobStatus.exited, exitCode: null });
       return { ok: false as const, error: `the job could not be started: ${error instanceof Error ? error.message : String(error)}` };
     }
-    const child = started.child;
-    child.stdout.on("data", (chunk: Buffer) => output.append(chunk));
-    child.stderr.on("data", (chunk: Buffer) => output.append(chunk));
-    const streamsClosed = new Promise<void>((resolve) => child.once("close", () => resolve()));
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-      child.once("error", (error) => resolve({ code: null, signal: null, error }));
-      child.once("exit", (code, signal) => {
-        // Whatever the job left in its process group ends with it; then its last output is read.
-        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
-        void Promise.race([streamsClosed, delay(2_000)]).then(() => resolve({ code, signal }));
-      });
-    });
-    const job: RunningJob = {
-      child,
+    const job: RunningJob = { controller: new AbortController(), ended: Promise.resolve() };
+    job.ended = runProcessGroup({
+      start: async () => started,
+      timeoutMs: settings.job_max_runtime_seconds * 1000,
+      signal: job.controller.signal,
       output,
-      runtimeTimer: setTimeout(() => this.#end(id, "timed_out"), settings.job_max_runtime_seconds * 1000),
-      ended: Promise.resolve(),
-    };
-    job.runtimeTimer.unref();
-    job.ended = exited.then(async (result) => {
-      clearTimeout(job.runtimeTimer);
-      await started.release();
-      if (result.error) output.append(Buffer.from(`[the job could not be started: ${result.error.message}]\n`));
-      await output.close().catch((error: unknown) => this.#options.logger.warn({ job_id: id, err: error }, "could not write a job's last output"));
-      this.#running.delete(id);
-      const status = job.ending === undefined ? JobStatus.exited : JobStatus[job.ending];
-      await finishJob(prisma, id, { status, exitCode: result.code }).catch((error: unknown) =>
-        this.#options.logger.error({ job_id: id, err: error }, "could not record the end of a job; the reconciler will mark it lost"),
-      );
-      this.#options.logger.info({ job_id: id, status, exit_code: result.code, signal: result.signal }, "job ended");
-    });
+      killGraceMs: this.#options.killGraceMs ?? 2_000,
+    })
+      .then(async (outcome) => {
+        await output.close().catch((error: unknown) => this.#options.logger.warn({ job_id: id, err: error }, "could not write a job's last output"));
+        const status =
+          outcome.termination === "timed_out"
+            ? JobStatus.timed_out
+            : outcome.termination === "cancelled"
+              ? JobStatus[job.ending ?? "stopped"]
+              : JobStatus.exited;
+        await finishJob(prisma, id, { status, exitCode: outcome.exitCode });
+        this.#options.logger.info({ job_id: id, status, exit_code: outcome.exitCode, signal: outcome.exitSignal }, "job ended");
+      })
+      .catch((error: unknown) => this.#options.logger.error({ job_id: id, err: error }, "could not record the end of a job; the reconciler will mark it lost"))
+      .finally(() => this.#running.delete(id));
     this.#running.set(id, job);
     this.#options.logger.info({ job_id: id, user_id: input.userId, run_id: input.runId }, "job started");
     return { ok: true as const, job: record };
   }
 
-  async stop(userId: string, jobId: string): Promise<JobRecord> {
-    const job = await requestJobStop(this.#options.prisma, userId, jobId);
-    if (this.#running.has(jobId)) this.#end(jobId, "stopped");
-    else await publishControl(this.#options.redis, this.#options.queuePrefix, { type: "job.stop", job_id: jobId });
-    return job;
+  stop(userId: string, jobId: string): Promise<JobRecord> {
+    return stopJob(
+      { prisma: this.#options.prisma, notifyOwner: (id) => (this.#running.has(id) ? this.#end(id, "stopped") : this.#options.notifyStop(id)) },
+      userId,
+      jobId,
+    );
   }
 
   list(userId: string, filter: { workspaceId?: string }): Promise<JobRecord[]> {
@@ -180,28 +169,11 @@ export class JobSupervisor implements JobControl {
     await Promise.all(jobs.map(([, job]) => job.ended));
   }
 
-  /** SIGTERM to the job's process group, SIGKILL after the grace period. */
-  #end(jobId: string, reason: "stopped" | "timed_out" | "lost"): void {
+  /** Ends a running job with its whole process group (runProcessGroup: SIGTERM, then SIGKILL after the grace period). */
+  #end(jobId: string, reason: "stopped" | "lost"): void {
     const job = this.#running.get(jobId);
     if (!job || job.ending !== undefined) return;
     job.ending = reason;
-    const pid = job.child.pid;
-    if (pid === undefined) return;
-    signalGroup(pid, "SIGTERM");
-    const kill = setTimeout(() => signalGroup(pid, "SIGKILL"), this.#options.killGraceMs ?? 2_000);
-    kill.unref();
-    void job.ended.then(() => clearTimeout(kill));
+    job.controller.abort();
   }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
