@@ -41,28 +41,41 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
   }
 }
 
+/** SELECT 1 on Postgres and PING on Redis, in parallel, each bounded by `timeoutMs`. */
+function checkReachability(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<[DependencyCheck, DependencyCheck]> {
+  return Promise.all([
+    timed(dependencies.timeoutMs, () => dependencies.prisma.$queryRaw`SELECT 1`),
+    timed(dependencies.timeoutMs, () => dependencies.redis.ping()),
+  ]);
+}
+
+/** Readiness' view of Redis' eviction policy: only an evicting Redis fails. */
+function evictionCheckOf(eviction: EvictionPolicyCheck | undefined): EvictionCheck {
+  if (eviction === undefined) return { status: "unknown", error: "Redis did not answer" };
+  switch (eviction.status) {
+    case "ok":
+      return { status: "ok", policy: eviction.policy };
+    case "evicting":
+      return { status: "failed", policy: eviction.policy, error: eviction.message };
+    case "unknown":
+      return { status: "unknown", error: eviction.message };
+  }
+}
+
 /**
- * SELECT 1 on Postgres, PING on Redis and Redis' eviction policy, in parallel, each bounded by
+ * Postgres and Redis reachable, and Redis' eviction policy, in parallel, each bounded by
  * `timeoutMs`. An evicting Redis is not ready (BullMQ needs noeviction); one that refuses to say
  * (a managed Redis that forbids CONFIG) is reported as `unknown` and does not fail readiness.
  */
 export async function checkReadiness(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<Readiness> {
   let eviction: EvictionPolicyCheck | undefined;
-  const [postgres, redis] = await Promise.all([
-    timed(dependencies.timeoutMs, () => dependencies.prisma.$queryRaw`SELECT 1`),
+  const [[postgres, redis]] = await Promise.all([
+    checkReachability(dependencies),
     timed(dependencies.timeoutMs, async () => {
-      await dependencies.redis.ping();
       eviction = await checkEvictionPolicy(dependencies.redis);
     }),
   ]);
-  const evictionCheck: EvictionCheck =
-    eviction === undefined
-      ? { status: "unknown", error: "Redis did not answer" }
-      : eviction.status === "ok"
-        ? { status: "ok", policy: eviction.policy }
-        : eviction.status === "evicting"
-          ? { status: "failed", policy: eviction.policy, error: eviction.message }
-          : { status: "unknown", error: eviction.message };
+  const evictionCheck = evictionCheckOf(redis.status === "ok" ? eviction : undefined);
   return {
     ready: postgres.status === "ok" && redis.status === "ok" && evictionCheck.status !== "failed",
     checks: { postgres, redis, redis_eviction_policy: evictionCheck },
@@ -78,10 +91,12 @@ export async function unreachableDependencies(dependencies: {
   redis: Redis;
   config: { readinessTimeoutMs: number };
 }): Promise<Dependency[]> {
-  const { checks } = await checkReadiness({
+  // Reachability only: a failed request has no use for the eviction policy.
+  const [postgres, redis] = await checkReachability({
     prisma: dependencies.prisma,
     redis: dependencies.redis,
     timeoutMs: Math.min(dependencies.config.readinessTimeoutMs, OUTAGE_PROBE_TIMEOUT_MS),
   });
+  const checks = { postgres, redis };
   return (["postgres", "redis"] as const).filter((name) => checks[name].status === "failed");
 }

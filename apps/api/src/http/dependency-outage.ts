@@ -9,7 +9,7 @@ export type ProbeDependencies = () => Promise<Dependency[]>;
 const DEPENDENCY_NAMES: Record<Dependency, string> = { postgres: "Postgres", redis: "Redis" };
 
 /** Node's codes for a connection that could not be made or was lost. */
-const CONNECTION_ERROR_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ENOENT"]);
+const CONNECTION_ERROR_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 /** Messages of pg, Prisma's pg adapter and ioredis when a connection is gone. */
 const CONNECTION_ERROR_MESSAGES = [

@@ -121,9 +121,11 @@ export async function readJobOutput(directory: string, input: { offset: number; 
   let header: TailHeader | undefined;
   let tail = Buffer.alloc(0);
   if (tailFile !== undefined) {
+    // Written whole and renamed into place by the owner, so a tail that does not parse was not ours
+    // to read (a file someone put there): it is ignored rather than answered with a 500.
     const newline = tailFile.indexOf(0x0a);
-    header = JSON.parse(tailFile.subarray(0, newline).toString("utf8")) as TailHeader;
-    tail = tailFile.subarray(newline + 1);
+    header = parseTailHeader(tailFile.subarray(0, Math.max(0, newline)).toString("utf8"));
+    if (header !== undefined) tail = tailFile.subarray(newline + 1);
   }
   const total = header?.total ?? head.length;
   const complete = input.finished && (header === undefined || header.complete);
@@ -144,4 +146,14 @@ export async function readJobOutput(directory: string, input: { offset: number; 
   }
   const nextOffset = offset + bytes.length;
   return { output: omitted + bytes.toString("utf8"), offset: input.offset, next_offset: nextOffset, complete: complete && nextOffset >= total };
+}
+
+function parseTailHeader(text: string): TailHeader | undefined {
+  try {
+    const value = JSON.parse(text) as Partial<TailHeader>;
+    if (typeof value.total === "number" && typeof value.tail_start === "number" && typeof value.complete === "boolean") return value as TailHeader;
+  } catch {
+    // not a header
+  }
+  return undefined;
 }

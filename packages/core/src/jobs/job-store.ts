@@ -40,15 +40,7 @@ export async function listOwnJobs(
   });
 }
 
-export interface NewJob {
-  id: string;
-  userId: string;
-  workspaceId: string;
-  runId: string | null;
-  name: string;
-  command: string;
-  ownerWorker: string;
-  outputPath: string;
+export interface NewJob extends Pick<JobRecord, "id" | "userId" | "workspaceId" | "runId" | "name" | "command" | "ownerWorker" | "outputPath"> {
   leaseMs: number;
   maxRunning: number;
 }
@@ -102,12 +94,13 @@ export async function requestJobStop(prisma: PrismaClient, userId: string, jobId
 /** Extends the leases of the jobs a worker runs; returns the ids whose stop was requested. */
 export async function renewJobLeases(prisma: PrismaClient, owner: string, jobIds: readonly string[], leaseMs: number): Promise<string[]> {
   if (jobIds.length === 0) return [];
-  await prisma.job.updateMany({
+  // One statement: the renewal returns the stop flags with it.
+  const renewed = await prisma.job.updateManyAndReturn({
     where: { id: { in: [...jobIds] }, ownerWorker: owner, status: JobStatus.running },
     data: { leaseExpiresAt: new Date(Date.now() + leaseMs) },
+    select: { id: true, stopRequested: true },
   });
-  const stopping = await prisma.job.findMany({ where: { id: { in: [...jobIds] }, stopRequested: true, status: JobStatus.running }, select: { id: true } });
-  return stopping.map((job) => job.id);
+  return renewed.filter((job) => job.stopRequested).map((job) => job.id);
 }
 
 /** Marks running jobs whose owner stopped renewing them as `lost` (the reconciler). Returns their ids. */
