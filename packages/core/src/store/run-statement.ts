@@ -221,9 +221,9 @@ apr_decided AS (
   RETURNING ap.id
 ),
 apr_withdrawn AS (
+  -- The run id only when asked (an InitPlan, evaluated once): a step commit probes nothing here.
   UPDATE approvals AS ap SET status = 'cancelled'
-  FROM run, input
-  WHERE ap.run_id = run.id AND ap.status = 'pending' AND (input.c->>'withdraw_approvals')::boolean
+  WHERE ap.run_id = (SELECT run.id FROM run, input WHERE input.c ? 'withdraw_approvals') AND ap.status = 'pending'
 ),
 grant_new AS (
   INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
