@@ -6,7 +6,7 @@ import type { RunGeneration } from "@agentq/core/runs/run-loop-dependencies";
 import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
 import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
 import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
-import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
+import { logSandboxAvailability, probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
 import type { SandboxAvailability } from "@agentq/core/tools/process/sandbox/process-sandbox";
 import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
 import { createToolRegistry, type ToolRegistry } from "@agentq/core/tools/tool-registry";
@@ -48,8 +48,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   // The API lists tools (GET /api/tools) as a worker on this host would offer them: without a sandbox, no process tools.
   const sandbox = await probeProcessSandbox({ mode: config.processSandbox, searchPath: process.env.PATH ?? "/usr/bin:/bin" });
-  if (!sandbox.available) logger.error({ reason: sandbox.reason }, `process sandbox unavailable, so process tools are not listed: ${sandbox.reason}`);
-  else if (sandbox.sandbox.mode === "off") logger.warn("PROCESS_SANDBOX=off: commands and jobs run unconfined (single-user development only)");
+  logSandboxAvailability(sandbox, logger);
   const tools = createToolRegistry(
     createAgentqTools({
       toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow),

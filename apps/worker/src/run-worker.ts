@@ -18,8 +18,8 @@ import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-envi
 import { createToolRegistry } from "@agentq/core/tools/tool-registry";
 import { markLostJobs } from "@agentq/core/jobs/job-store";
 import { JobSupervisor } from "@agentq/core/jobs/job-supervisor";
-import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
-import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
+import type { ProcessSandbox, SandboxAvailability } from "@agentq/core/tools/process/sandbox/process-sandbox";
+import { logSandboxAvailability, probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
 import {
   controlChannel,
   createRedis,
@@ -263,21 +263,12 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
 
 /** The sandbox given, or the one PROCESS_SANDBOX names, probed once; says at start what commands will run in. */
 async function resolveSandbox(options: StartRunWorkerOptions, logger: Logger): Promise<ProcessSandbox | null> {
-  let sandbox: ProcessSandbox | null;
-  if (options.sandbox !== undefined) {
-    sandbox = options.sandbox;
-  } else {
-    const availability = await probeProcessSandbox({ mode: options.config.processSandbox, searchPath: options.processEnvironment.PATH ?? "/usr/bin:/bin" });
-    if (!availability.available) {
-      logger.error({ reason: availability.reason }, `process sandbox unavailable, so run_command and background jobs are not offered: ${availability.reason}`);
-      return null;
-    }
-    sandbox = availability.sandbox;
-  }
-  if (sandbox?.mode === "off") {
-    logger.warn("PROCESS_SANDBOX=off: commands and jobs run unconfined, with everything this worker's user can read (single-user development only)");
-  } else if (sandbox) {
-    logger.info({ enforcement: sandbox.enforcement }, "process sandbox ready (bubblewrap)");
-  }
-  return sandbox;
+  const availability: SandboxAvailability =
+    options.sandbox === undefined
+      ? await probeProcessSandbox({ mode: options.config.processSandbox, searchPath: options.processEnvironment.PATH ?? "/usr/bin:/bin" })
+      : options.sandbox === null
+        ? { available: false, reason: "no sandbox was given to this worker" }
+        : { available: true, sandbox: options.sandbox };
+  logSandboxAvailability(availability, logger);
+  return availability.available ? availability.sandbox : null;
 }

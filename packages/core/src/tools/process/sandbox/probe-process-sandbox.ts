@@ -176,3 +176,25 @@ async function findSystemBindings(): Promise<SystemBindings> {
   await writeFileAtomically(groupFile, SANDBOX_GROUP);
   return { readOnly, symlinks, networkOnly, passwdFile, groupFile };
 }
+
+/**
+ * Says at start what commands will run in, the same way in every process: an error with the reason
+ * when the sandbox cannot start (process tools are not offered), a warning for PROCESS_SANDBOX=off,
+ * and which limits hold otherwise.
+ */
+export function logSandboxAvailability(
+  availability: SandboxAvailability,
+  logger: {
+    info(object: Record<string, unknown>, message: string): void;
+    warn(object: Record<string, unknown>, message: string): void;
+    error(object: Record<string, unknown>, message: string): void;
+  },
+): void {
+  if (!availability.available) {
+    logger.error({ reason: availability.reason }, `process sandbox unavailable, so run_command and background jobs are not offered: ${availability.reason}`);
+  } else if (availability.sandbox.mode === "off") {
+    logger.warn({}, "PROCESS_SANDBOX=off: commands and jobs run unconfined, with everything this process's user can read (single-user development only)");
+  } else {
+    logger.info({ enforcement: availability.sandbox.enforcement }, "process sandbox ready (bubblewrap)");
+  }
+}
