@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "@agentq/core/clock";
 import { generateId } from "@agentq/core/ids";
-import { failRunWithoutLease } from "@agentq/core/runs/finish-run";
+import { failRunWithoutLease } from "@agentq/core/runs/fail-run-without-lease";
 import { acquireRun, releaseLease } from "@agentq/core/runs/run-lease";
 import { RunStatus } from "@agentq/core/runs/run-status";
 import { sqlPoolOf } from "@agentq/core/store/create-prisma-client";

@@ -11,7 +11,7 @@ import type { RunEventRecord } from "@agentq/core/events/run-event";
 import { parseRunEventData } from "@agentq/core/events/run-event-schemas";
 import { generateId } from "@agentq/core/ids";
 import { createRun, type CreateRunInput } from "@agentq/core/runs/create-run";
-import { executeRun } from "@agentq/core/runs/execute-run";
+import { executeRun } from "@agentq/core/runs/loop/execute-run";
 import { acquireRun } from "@agentq/core/runs/run-lease";
 import type { RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";

@@ -35,7 +35,7 @@ export interface RunContext {
   grants: GrantRef[];
   /** An earlier run of the chat was tainted: its material is in this run's input too. */
   chatTainted: boolean;
-  /** Calls an earlier execution left without a result, in order (see RoundToolCalls.resumeOpenCalls). */
+  /** Calls an earlier execution left without a result, in order (see loop/resume-open-calls.ts). */
   openToolCalls: OpenToolCall[];
 }
 

@@ -7,7 +7,7 @@ import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { createRun, type CreateRunInput, type CreateRunResult } from "./create-run.ts";
 import { decideApproval, type DecideApprovalInput, type DecideApprovalResult } from "./decide-approval.ts";
-import { scheduleNextRunOfChat } from "./finish-run.ts";
+import { scheduleNextRunOfChat } from "./schedule-next-run-of-chat.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 import { requireOwnRun } from "./run-queries.ts";
 import type { RunStatus } from "./run-status.ts";

@@ -1,0 +1,37 @@
+import { effectLabels } from "../../policy/effects.ts";
+import { createFileReadLedger } from "../../store/file-read-ledger.ts";
+import { stageToolCallUpdate } from "../../store/run-statement.ts";
+import type { ToolDefinition, ToolResult } from "../../tools/tool-definition.ts";
+import { answerToolCall } from "./answer-tool-call.ts";
+import type { PendingCall } from "./pending-call.ts";
+import type { RunExecution } from "./run-execution.ts";
+
+/** Records the call as started, runs it, and records its result: a commit before the handler, the result staged after. */
+export async function executeToolCall(execution: RunExecution, call: PendingCall, tool: ToolDefinition, args: unknown): Promise<void> {
+  execution.stage((change) => {
+    change.events.push({ type: "tool.started", data: { tool_call_id: call.callId, tool: call.name, arguments: args } });
+    stageToolCallUpdate(change, { id: call.rowId, status: "started", started: true, effects: effectLabels(tool) });
+  });
+  // Invariant 3: the call is recorded as started (with everything staged before it) before its handler runs.
+  await execution.flush();
+  const result = await runTool(execution, tool, args);
+  answerToolCall(execution, call, result, { taints: tool.taints && result.ok });
+}
+
+/** A tool's handler; what it throws becomes a tool error for the model, never the run's failure. */
+async function runTool(execution: RunExecution, tool: ToolDefinition, args: unknown): Promise<ToolResult> {
+  const { run, workspace, settings } = execution.context;
+  try {
+    return await tool.execute(args, {
+      runId: run.id,
+      chatId: run.chatId,
+      userId: run.userId,
+      workspace,
+      signal: execution.input.signal,
+      fileReads: createFileReadLedger(execution.dependencies.prisma, run.id),
+      settings: { webFetchAllow: settings.web_fetch_allow, processNetwork: settings.process_network },
+    });
+  } catch (error) {
+    return { ok: false, error: `the tool failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,83 @@
+import { generateSecretId } from "../../ids.ts";
+import { POLICY_VERSION, hashArguments, sealApproval } from "../../policy/approval-seal.ts";
+import { stageToolCallUpdate } from "../../store/run-statement.ts";
+import type { ToolDefinition } from "../../tools/tool-definition.ts";
+import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
+import type { StepOutcome } from "../run-outcome.ts";
+import { RunStatus } from "../run-status.ts";
+import type { PendingCall } from "./pending-call.ts";
+import type { RunExecution } from "./run-execution.ts";
+
+/** A call that policy paused, with the arguments it would run with. */
+export interface ApprovalRequest {
+  call: PendingCall;
+  tool: ToolDefinition;
+  args: unknown;
+  effects: string[];
+}
+
+/**
+ * Writes a sealed approval record per call and parks the run: no worker, no job (invariant 4). The
+ * record binds the revision of the file the call targets, so a decision can tell if it changed.
+ */
+export async function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[]): Promise<StepOutcome> {
+  const { run, workspace, settings } = execution.context;
+  const now = execution.dependencies.clock();
+  const expiresAt = new Date(now.getTime() + settings.approval_ttl_seconds * 1000);
+  const records = await Promise.all(
+    requests.map(async (request) => {
+      const targetPath = request.tool.targetPath?.(request.args) ?? null;
+      const targetRevision = workspace && targetPath ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null) : null;
+      const fields = {
+        id: generateSecretId("apr"),
+        runId: run.id,
+        chatId: run.chatId,
+        userId: run.userId,
+        toolCallId: request.call.callId,
+        tool: request.call.name,
+        argumentsHash: hashArguments(request.args),
+        workspaceId: workspace?.id ?? null,
+        effects: request.effects,
+        targetPath,
+        targetRevision,
+        policyVersion: POLICY_VERSION,
+        expiresAt,
+      };
+      return { request, fields, seal: sealApproval(execution.dependencies.approvalSecret, fields) };
+    }),
+  );
+  // One statement with whatever the round staged (often the calls' own rows): the approval
+  // records, the calls marked as waiting, the status and the released lease commit together.
+  execution.stage((change) => {
+    change.status = RunStatus.awaiting_approval;
+    change.releaseLease = true;
+    for (const { request, fields, seal } of records) {
+      change.events.push({
+        type: "approval.required",
+        data: {
+          approval_id: fields.id,
+          tool: fields.tool,
+          tool_call_id: fields.toolCallId,
+          arguments: request.args,
+          effects: fields.effects,
+          expires_at: expiresAt.toISOString(),
+        },
+      });
+      stageToolCallUpdate(change, { id: request.call.rowId, status: "awaiting_approval", effects: fields.effects });
+      change.approvals.push({ ...fields, toolCallRowId: request.call.rowId, arguments: request.args, seal });
+    }
+  });
+  await execution.flush();
+  return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
+}
+
+/** Some approvals of the run are still undecided: park again without asking twice. */
+export async function reparkForApproval(execution: RunExecution): Promise<StepOutcome> {
+  execution.stage((change) => {
+    change.status = RunStatus.awaiting_approval;
+    change.releaseLease = true;
+  });
+  await execution.flush();
+  const pending = execution.context.openToolCalls.flatMap((call) => (call.approval?.status === "pending" ? [call.approval.id] : []));
+  return { kind: "stop", outcome: { kind: "parked", approvalIds: pending } };
+}

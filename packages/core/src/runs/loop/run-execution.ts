@@ -1,0 +1,102 @@
+import type { ToolOfferContext } from "../../policy/offered-tools.ts";
+import { sqlPoolOf } from "../../store/create-prisma-client.ts";
+import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../../store/run-statement.ts";
+import type { RunContext } from "../load-run-context.ts";
+import type { LoopState } from "../loop-state.ts";
+import { abortReasonOf } from "../run-abort.ts";
+import { LeaseLostError } from "../run-errors.ts";
+import type { RunLease } from "../run-lease.ts";
+import type { RunLoopDependencies } from "../run-loop-dependencies.ts";
+import type { RunOutcome } from "../run-outcome.ts";
+
+export interface ExecuteRunInput {
+  lease: RunLease;
+  /** Aborted on cancel, on lease loss, or at the hard deadline of a shutdown (see RunAbort). */
+  signal: AbortSignal;
+  /** True once the worker is shutting down: stop at the next committed point and hand the run back. */
+  shouldHandBack: () => boolean;
+}
+
+/** Why the loop must stop before its next model request or tool call; `cancel` is finished by the driver. */
+export type Interruption = RunOutcome | "cancel";
+
+/**
+ * One worker's execution of one run: what it has loaded and committed, and the change staged for
+ * the next commit. The loop's modules change the run only by staging changes here and flushing them
+ * (the one commit path, `store/run-statement.ts`); the pure steps return new loop state instead of
+ * changing it.
+ */
+export class RunExecution {
+  readonly dependencies: RunLoopDependencies;
+  readonly input: ExecuteRunInput;
+  /** The run as loaded, with its counters, taint and transcript kept up to date with what is staged. */
+  readonly context: RunContext;
+  readonly offerContext: ToolOfferContext;
+  /** Call ids already used in the chat: the normalizer renames a model's repeated id. */
+  readonly usedCallIds: Set<string>;
+  /** Committed with every flush. */
+  loopState: LoopState;
+  /** Mirrors run.cancel_requested as of the last commit. */
+  #cancelRequested: boolean;
+  /**
+   * Changes recorded but not yet committed. Consecutive changes with no side effect between them
+   * (a call's result and the next round's start, an assistant message and its first call's start)
+   * share one commit; `flush()` runs before every side effect (a tool handler, a model request) and
+   * before the execution ends, so invariant 2 holds where it matters.
+   */
+  #staged: RunStatementChange | null = null;
+
+  constructor(dependencies: RunLoopDependencies, input: ExecuteRunInput, context: RunContext) {
+    this.dependencies = dependencies;
+    this.input = input;
+    this.context = context;
+    this.loopState = context.loopState;
+    this.#cancelRequested = context.run.cancelRequested;
+    this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
+    const { run } = context;
+    this.offerContext = {
+      mode: run.mode,
+      allowBash: run.allowBash,
+      allowWebSearch: run.allowWebSearch,
+      useWeb: run.useWeb,
+      hasWorkspace: context.workspace !== null,
+      role: context.role,
+      settings: context.settings,
+    };
+  }
+
+  get runId(): string {
+    return this.context.run.id;
+  }
+
+  /** Records a change to commit with the next flush (hot path: one SQL statement per flush). */
+  stage(apply: (change: RunStatementChange) => void): void {
+    this.#staged ??= emptyStatementChange(this.runId, this.input.lease.leaseVersion);
+    apply(this.#staged);
+  }
+
+  /** Commits what is staged under this worker's lease, then publishes its events. */
+  async flush(): Promise<void> {
+    const staged = this.#staged;
+    this.#staged = null;
+    if (!staged || isEmptyStatementChange(staged)) return;
+    if (staged.loopState === undefined) staged.loopState = this.loopState;
+    const result = await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
+    if (!result) throw new LeaseLostError(this.runId);
+    this.#cancelRequested = result.run.cancelRequested;
+    if (result.events.length > 0) {
+      this.dependencies.publisher.publishEvents(this.runId, result.events).catch((error: unknown) => {
+        this.dependencies.logger.warn({ run_id: this.runId, err: error }, "publishing run events failed; subscribers replay from Postgres");
+      });
+    }
+  }
+
+  /** Why the loop must stop now, if it must: checked before every model request and tool call. */
+  interruption(): Interruption | null {
+    const reason = abortReasonOf(this.input.signal);
+    if (reason === "lease_lost") return { kind: "lease_lost" };
+    if (this.#cancelRequested || reason === "cancel") return "cancel";
+    if (reason === "shutdown" || this.input.shouldHandBack()) return { kind: "handed_back" };
+    return null;
+  }
+}

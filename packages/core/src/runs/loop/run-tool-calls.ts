@@ -1,0 +1,54 @@
+import { assertNever, type StepOutcome } from "../run-outcome.ts";
+import { answerToolCall } from "./answer-tool-call.ts";
+import { executeToolCall } from "./execute-tool-call.ts";
+import { handleToolCall } from "./handle-tool-call.ts";
+import { type ApprovalRequest, parkForApproval } from "./park-for-approval.ts";
+import type { PendingCall } from "./pending-call.ts";
+import type { RunExecution } from "./run-execution.ts";
+
+export interface RunToolCallsOptions {
+  /** Whether the run was tainted when the model emitted the calls (their round's start). */
+  tainted: boolean;
+  /** The tools sent in the calls' round (null: not recorded, by an older release). */
+  sentTools: readonly string[] | null;
+}
+
+/**
+ * Handles a round's calls in order: refused ones are answered, allowed ones run (recorded as started
+ * first, invariant 3), and the ones policy pauses are parked together once the others are done.
+ */
+export async function runToolCalls(execution: RunExecution, calls: readonly PendingCall[], options: RunToolCallsOptions): Promise<StepOutcome> {
+  const approvals: ApprovalRequest[] = [];
+  for (const call of calls) {
+    const interruption = execution.interruption();
+    if (interruption) return { kind: "stop", outcome: interruption };
+    const handled = handleToolCall({
+      call,
+      tools: execution.dependencies.tools,
+      offer: execution.offerContext,
+      tainted: options.tainted,
+      grants: execution.context.grants,
+      sentTools: options.sentTools,
+      loopState: execution.loopState,
+      settings: execution.context.settings,
+      toolCallsSoFar: execution.context.run.toolCalls,
+    });
+    execution.loopState = handled.loopState;
+    const { action } = handled;
+    switch (action.kind) {
+      case "refuse":
+        answerToolCall(execution, call, { ok: false, error: action.error }, { events: action.events });
+        break;
+      case "needs_approval":
+        approvals.push({ call, tool: action.tool, args: action.args, effects: action.effects });
+        break;
+      case "execute":
+        await executeToolCall(execution, call, action.tool, action.args);
+        break;
+      default:
+        assertNever(action);
+    }
+  }
+  if (approvals.length > 0) return parkForApproval(execution, approvals);
+  return { kind: "next_round" };
+}
