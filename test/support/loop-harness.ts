@@ -11,7 +11,9 @@ import type { RunEventRecord } from "@agentq/core/events/run-event";
 import { parseRunEventData } from "@agentq/core/events/run-event-schemas";
 import { generateId } from "@agentq/core/ids";
 import { createRun, type CreateRunInput } from "@agentq/core/runs/create-run";
+import type { ApprovalDecisionKind } from "@agentq/core/runs/decide-approval";
 import { executeRun } from "@agentq/core/runs/loop/execute-run";
+import { decideRunApproval } from "@agentq/core/runs/run-commands";
 import { acquireRun } from "@agentq/core/runs/run-lease";
 import type { RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
 import type { RunOutcome } from "@agentq/core/runs/run-outcome";
@@ -39,6 +41,8 @@ export interface LoopHarness {
   /** Takes the run's lease as a worker would and executes it until it finishes, parks or stops. */
   execute(runId: string, options?: { signal?: AbortSignal }): Promise<RunOutcome>;
   events(runId: string): Promise<RunEventRecord[]>;
+  /** Decides an approval as POST /api/approvals does; a run whose last approval is decided is scheduled. */
+  decide(approvalId: string, decision: ApprovalDecisionKind, options?: { arguments?: Record<string, unknown> }): Promise<void>;
   settings(patch: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
 }
@@ -77,6 +81,8 @@ export async function startLoopHarness(options: { extraTools?: ToolDefinition[] 
       return (await createChat(prisma, { userId, title: "loop", workspaceId, generateId })).id;
     },
     async startRun(chatId, steps, input = {}) {
+      // A step left over by an earlier run would answer this run's first request instead.
+      if (model.remaining > 0) throw new Error(`an earlier run left ${model.remaining} scripted steps unused`);
       model.enqueue(...steps);
       const created = await createRun(
         { prisma, clock: systemClock, generateId },
@@ -104,6 +110,15 @@ export async function startLoopHarness(options: { extraTools?: ToolDefinition[] 
       const { events } = await readRunEvents(prisma, runId, 0, 100_000);
       for (const event of events) parseRunEventData(event.type, event.data);
       return events;
+    },
+    async decide(approvalId, decision, decideOptions = {}) {
+      await decideRunApproval(
+        {
+          ...dependencies,
+          afterCommit: { publish: () => undefined, schedule: async (runId) => void scheduled.push(runId), requestCancel: () => undefined },
+        },
+        { userId, approvalId, decision, arguments: decideOptions.arguments },
+      );
     },
     async settings(patch) {
       await updateSettings(prisma, patch);
