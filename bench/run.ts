@@ -3,7 +3,7 @@
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_WORKLOADS (comma list of W1,W2,PARKED)
 // override the defaults.
 import WebSocket from "ws";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { committedTransactions, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);

@@ -3,7 +3,7 @@
 // throwaway database and queue prefix on the local Postgres and Redis), submits a run that lists,
 // reads and writes files, approves the write when asked, and prints the events as they stream.
 import WebSocket from "ws";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { startLocalStack, type LocalStack } from "./local-stack.ts";
 
 const dim = (text: string) => (process.stdout.isTTY ? `\x1b[2m${text}\x1b[0m` : text);

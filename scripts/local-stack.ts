@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { Redis } from "ioredis";
-import { startFakeProviderServer, type FakeProviderServer } from "@agentq/core/testing/fake-provider-server";
-import { scenarioResponder } from "@agentq/core/testing/scenario-responder";
+import { type FakeProviderServer, scenarioResponder, startFakeProviderServer } from "@agentq/core/testing";
 import { runMigrations } from "./migrate.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

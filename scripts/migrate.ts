@@ -4,11 +4,8 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { commonEnvironmentShape, parseEnvironment } from "@agentq/core/config/environment-schema";
-import { AgentqError } from "@agentq/core/errors/agentq-error";
-import { createLogger, type Logger } from "@agentq/core/logging/create-logger";
-import { applyMigrations, type ApplyMigrationsResult, type MigrationLogger } from "@agentq/core/store/migrations/apply-migrations";
-import { describeDatabaseUrl } from "@agentq/core/store/migrations/database-url";
+import { AgentqError, commonEnvironmentShape, createLogger, type Logger, parseEnvironment } from "@agentq/core";
+import { applyMigrations, type ApplyMigrationsResult, describeDatabaseUrl, type MigrationLogger } from "@agentq/core/migrations";
 
 /** The repository's migrations, found relative to this file so the working directory does not matter. */
 export const MIGRATIONS_DIRECTORY = fileURLToPath(new URL("../prisma/migrations", import.meta.url));

@@ -1,9 +1,5 @@
 import type { Redis } from "ioredis";
-import { systemClock } from "@agentq/core/clock";
-import { generateId } from "@agentq/core/ids";
-import type { Logger } from "@agentq/core/logging/create-logger";
-import type { RunCommandDependencies } from "@agentq/core/runs/run-commands";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { generateId, type Logger, type PrismaClient, type RunCommandDependencies, systemClock } from "@agentq/core";
 import type { ApiConfig } from "./config.ts";
 import type { ApiMetrics } from "./http/api-metrics.ts";
 import type { RunServices } from "./run-services.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment, type CommonConfig } from "@agentq/core/config/environment-schema";
+import { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "@agentq/core";
 import { parseByteSize } from "./http/parse-byte-size.ts";
 
 /** The API's environment: the shared variables plus the ones only the API reads (API.md's table). */

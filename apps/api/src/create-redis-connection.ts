@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import type { Logger } from "@agentq/core/logging/create-logger";
+import type { Logger } from "@agentq/core";
 
 /** Reconnection errors repeat every few seconds while Redis is down; log one per this many ms. Default 30 s. */
 const ERROR_LOG_INTERVAL_MS = 30_000;

@@ -1,5 +1,5 @@
 // `npm run start:api`: parse the environment, start the API, stop gracefully on SIGTERM/SIGINT.
-import { redactSecrets } from "@agentq/core/logging/redact-secrets";
+import { redactSecrets } from "@agentq/core";
 import { parseApiConfig, type ApiConfig } from "./config.ts";
 import { startApiServer, type ApiServer } from "./server.ts";
 

@@ -1,15 +1,20 @@
 import type { Redis } from "ioredis";
-import { UnavailableError } from "@agentq/core/errors/agentq-error";
-import type { RunEventPublisher, RunEventRecord } from "@agentq/core/events/run-event";
-import type { Logger } from "@agentq/core/logging/create-logger";
-import type { RunGeneration } from "@agentq/core/runs/run-loop-dependencies";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
-import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
-import { logSandboxAvailability, probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
-import type { SandboxAvailability } from "@agentq/core/tools/process/sandbox/process-sandbox";
-import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
-import { createToolRegistry, type ToolRegistry } from "@agentq/core/tools/tool-registry";
+import {
+  buildToolEnvironment,
+  createAgentqTools,
+  createToolRegistry,
+  type Logger,
+  logSandboxAvailability,
+  type PrismaClient,
+  probeProcessSandbox,
+  resolveApprovalSecret,
+  type RunEventPublisher,
+  type RunEventRecord,
+  type RunGeneration,
+  type SandboxAvailability,
+  type ToolRegistry,
+  UnavailableError,
+} from "@agentq/core";
 import { createRedis, createRedisRunEventPublisher, publishControl, RunQueue } from "@agentq/queue";
 import type { ApiConfig } from "./config.ts";
 import { closeRedisConnection } from "./create-redis-connection.ts";

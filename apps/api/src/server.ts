@@ -1,10 +1,8 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import type { DestinationStream } from "pino";
-import { createLogger } from "@agentq/core/logging/create-logger";
+import { bootstrapAdmin, createLogger, createPrismaClient } from "@agentq/core";
 import { logEvictionPolicy } from "@agentq/queue";
-import { createPrismaClient } from "@agentq/core/store/create-prisma-client";
-import { bootstrapAdmin } from "@agentq/core/users/bootstrap-admin";
 import type { ApiDependencies } from "./api-dependencies.ts";
 import { createApp } from "./app.ts";
 import type { ApiConfig } from "./config.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment, type CommonConfig } from "@agentq/core/config/environment-schema";
+import { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "@agentq/core";
 
 const positiveInteger = (fallback: number, max: number) =>
   z.string().regex(/^\d+$/, "expected a whole number").transform(Number).pipe(z.number().int().min(1).max(max)).default(fallback);

@@ -1,7 +1,4 @@
-import { ModelProviderError } from "@agentq/core/models/model-errors";
-import type { ModelClient } from "@agentq/core/models/model-client";
-import { createModelRouter } from "@agentq/core/models/model-router";
-import type { ModelResolver } from "@agentq/core/runs/run-loop-dependencies";
+import { createModelRouter, type ModelClient, ModelProviderError, type ModelResolver } from "@agentq/core";
 import type { WorkerConfig } from "./config.ts";
 
 /**

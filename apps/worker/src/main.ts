@@ -1,4 +1,4 @@
-import { createLogger } from "@agentq/core/logging/create-logger";
+import { createLogger } from "@agentq/core";
 import { parseWorkerConfig, type WorkerConfig } from "./config.ts";
 import { startRunWorker } from "./run-worker.ts";
 

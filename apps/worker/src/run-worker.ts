@@ -2,24 +2,33 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { DelayedError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
-import { systemClock } from "@agentq/core/clock";
-import { generateId } from "@agentq/core/ids";
-import { warmUpTokenizer } from "@agentq/core/models/count-tokens";
-import { executeRun } from "@agentq/core/runs/loop/execute-run";
-import { RunAbort } from "@agentq/core/runs/run-abort";
-import { failRunWithoutLease } from "@agentq/core/runs/fail-run-without-lease";
-import { acquireRun, releaseLease, renewLeases, type RunLease } from "@agentq/core/runs/run-lease";
-import type { ModelResolver, RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
-import type { RunOutcome } from "@agentq/core/runs/run-outcome";
-import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { resolveApprovalSecret } from "@agentq/core/store/system-secret";
-import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
-import { buildToolEnvironment } from "@agentq/core/tools/process/build-tool-environment";
-import { createToolRegistry } from "@agentq/core/tools/tool-registry";
-import { markLostJobs } from "@agentq/core/jobs/job-store";
-import { JobSupervisor } from "@agentq/core/jobs/job-supervisor";
-import type { ProcessSandbox, SandboxAvailability } from "@agentq/core/tools/process/sandbox/process-sandbox";
-import { logSandboxAvailability, probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
+import {
+  acquireRun,
+  buildToolEnvironment,
+  createAgentqTools,
+  createPrismaClient,
+  createToolRegistry,
+  executeRun,
+  failRunWithoutLease,
+  generateId,
+  JobSupervisor,
+  logSandboxAvailability,
+  markLostJobs,
+  type ModelResolver,
+  type PrismaClient,
+  probeProcessSandbox,
+  type ProcessSandbox,
+  releaseLease,
+  renewLeases,
+  resolveApprovalSecret,
+  RunAbort,
+  type RunLease,
+  type RunLoopDependencies,
+  type RunOutcome,
+  type SandboxAvailability,
+  systemClock,
+  warmUpTokenizer,
+} from "@agentq/core";
 import {
   controlChannel,
   createRedis,

@@ -1,1 +1,68 @@
-export {};
+// The public surface of @agentq/core: what the apps (API, worker, scripts) build on. Everything else
+// in src/ is internal to core. Two more entry points: `@agentq/core/testing` (the fake provider
+// server, the scripted model; never a production default) and `@agentq/core/migrations`.
+
+// Runs: the commands the API calls (each commits, then publishes and schedules what follows).
+export { type RunAfterCommit, type RunCommandDependencies, cancelRun, decideRunApproval, startRun } from "./runs/run-commands.ts";
+export type { CreateRunInput, CreateRunResult } from "./runs/create-run.ts";
+export type { ApprovalDecisionKind, DecideApprovalInput, DecideApprovalResult } from "./runs/decide-approval.ts";
+// Runs: what the API reads.
+export { getRunView, readRunEvents, requireOwnRun, type RunEventsPage } from "./runs/run-queries.ts";
+export { isTerminal, RunStatus } from "./runs/run-status.ts";
+// Runs: what a worker does with a run: take its lease, execute it, renew, release, fail it.
+export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, type RunLease } from "./runs/run-lease.ts";
+export { executeRun, type ExecuteRunInput } from "./runs/loop/execute-run.ts";
+export { failRunWithoutLease } from "./runs/fail-run-without-lease.ts";
+export { RunAbort, type RunAbortReason } from "./runs/run-abort.ts";
+export type { RunOutcome } from "./runs/run-outcome.ts";
+export type { RunError } from "./runs/run-error.ts";
+export type { LoopLogger, ModelResolver, RunGeneration, RunLoopDependencies, RunScheduler, ToolCatalog } from "./runs/run-loop-dependencies.ts";
+
+// Chats, users, workspaces.
+export { createChat, getChatWithMessages } from "./chats/chat-store.ts";
+export { listChatApprovals, listChatGrants, revokeChatGrant } from "./chats/chat-permissions.ts";
+export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
+export { createUser, findUserByToken } from "./users/user-store.ts";
+export { UnauthorizedError } from "./users/user-errors.ts";
+export { bootstrapAdmin } from "./users/bootstrap-admin.ts";
+export { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "./workspaces/workspace-store.ts";
+export { readWorkspaceFile, writeWorkspaceFile } from "./workspaces/workspace-files.ts";
+export { FileNotFoundError } from "./workspaces/workspace-file-errors.ts";
+
+// Tools, policy, the process sandbox and background jobs.
+export { createAgentqTools } from "./tools/create-agentq-tools.ts";
+export { createToolRegistry, type ToolRegistry } from "./tools/tool-registry.ts";
+export type { ToolDefinition, ToolResult } from "./tools/tool-definition.ts";
+export { effectLabels } from "./policy/effects.ts";
+export { offeredTools } from "./policy/offered-tools.ts";
+export { buildToolEnvironment } from "./tools/process/build-tool-environment.ts";
+export type { ProcessSandbox, SandboxAvailability } from "./tools/process/sandbox/process-sandbox.ts";
+export { logSandboxAvailability, probeProcessSandbox } from "./tools/process/sandbox/probe-process-sandbox.ts";
+export { JobStatus } from "./jobs/job-status.ts";
+export { findOwnJob, listOwnJobs, markLostJobs } from "./jobs/job-store.ts";
+export { JobSupervisor } from "./jobs/job-supervisor.ts";
+export { toJobView } from "./jobs/job-view.ts";
+export { readJobOutput } from "./jobs/job-output.ts";
+export { stopJob } from "./jobs/stop-job.ts";
+
+// Models.
+export type { ModelClient } from "./models/model-client.ts";
+export { ModelProviderError } from "./models/model-errors.ts";
+export { createModelRouter } from "./models/model-router.ts";
+export { warmUpTokenizer } from "./models/count-tokens.ts";
+
+// Events, settings, errors, configuration, logging, ids and time.
+export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
+export { loadSettings, updateSettings } from "./settings/agent-settings.ts";
+export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";
+export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
+export { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "./config/environment-schema.ts";
+export { createLogger, type Logger } from "./logging/create-logger.ts";
+export { redactSecrets } from "./logging/redact-secrets.ts";
+export { exceedsJsonNesting, MAX_JSON_NESTING } from "./json/json-nesting.ts";
+export { generateId, type GenerateId } from "./ids.ts";
+export { type Clock, systemClock } from "./clock.ts";
+
+// The store: the Prisma client (with its pg pool) and the secrets the deployment generates once.
+export { createPrismaClient, Prisma, type PrismaClient } from "./store/create-prisma-client.ts";
+export { resolveApprovalSecret } from "./store/system-secret.ts";

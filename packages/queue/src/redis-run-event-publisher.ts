@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core/events/run-event";
+import type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core";
 import { controlChannel, runChannel } from "./redis-keys.ts";
 
 /** Publishes committed events and live deltas on the run's channel (best effort: subscribers replay from Postgres). */

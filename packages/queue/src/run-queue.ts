@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunGeneration } from "@agentq/core/runs/run-loop-dependencies";
+import type { RunGeneration } from "@agentq/core";
 import { JOB_CATALOG, RUN_QUEUE_NAME, runGeneration, runJobId } from "./job-catalog.ts";
 
 export interface RunQueueOptions {

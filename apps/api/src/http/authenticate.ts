@@ -1,10 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Request } from "express";
-import { ForbiddenError } from "@agentq/core/errors/agentq-error";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { isAdmin, type AuthenticatedUser } from "@agentq/core/users/user";
-import { UnauthorizedError } from "@agentq/core/users/user-errors";
-import { findUserByToken } from "@agentq/core/users/user-store";
+import { type AuthenticatedUser, findUserByToken, ForbiddenError, isAdmin, type PrismaClient, UnauthorizedError } from "@agentq/core";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

@@ -1,4 +1,4 @@
-import { UnavailableError } from "@agentq/core/errors/agentq-error";
+import { UnavailableError } from "@agentq/core";
 
 /** The dependencies whose outage turns a request into `503 unavailable` (never a 500). */
 export type Dependency = "postgres" | "redis";

@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
-import { AgentqError, InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { AgentqError, InvalidRequestError } from "@agentq/core";
 import { dependencyOutage, type ProbeDependencies } from "./dependency-outage.ts";
 import { statusForError } from "./error-status.ts";
 import { InternalError, PayloadTooLargeError, RouteNotFoundError, UnsupportedMediaTypeError } from "./http-errors.ts";

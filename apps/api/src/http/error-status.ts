@@ -1,5 +1,4 @@
-import type { AgentqError } from "@agentq/core/errors/agentq-error";
-import { httpStatusOf } from "@agentq/core/errors/error-codes";
+import { type AgentqError, httpStatusOf } from "@agentq/core";
 
 /**
  * The HTTP status of an error (API.md, "Errors"), from core's one table of codes

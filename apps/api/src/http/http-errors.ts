@@ -1,5 +1,4 @@
-import { AgentqError, InvalidRequestError } from "@agentq/core/errors/agentq-error";
-import { MAX_JSON_NESTING } from "@agentq/core/json/json-nesting";
+import { AgentqError, InvalidRequestError, MAX_JSON_NESTING } from "@agentq/core";
 
 /** Errors that only exist at the HTTP edge. */
 

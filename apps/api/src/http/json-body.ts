@@ -1,5 +1,5 @@
 import express, { type RequestHandler } from "express";
-import { exceedsJsonNesting } from "@agentq/core/json/json-nesting";
+import { exceedsJsonNesting } from "@agentq/core";
 import { JsonTooDeepError, UnsupportedMediaTypeError } from "./http-errors.ts";
 
 const JSON_TYPES = ["application/json", "application/*+json"];

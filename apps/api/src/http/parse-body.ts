@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { InvalidRequestError } from "@agentq/core";
 
 export interface ParseRequestOptions {
   /** Top-level fields whose text may hold U+0000 (a file's content: it goes to disk, not to Postgres). */

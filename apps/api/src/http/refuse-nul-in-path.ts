@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { InvalidRequestError } from "@agentq/core/errors/agentq-error";
+import { InvalidRequestError } from "@agentq/core";
 
 /**
  * A path segment holding `%00` decodes to U+0000, which no id, name or file path may contain and

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
-import type { Logger } from "@agentq/core/logging/create-logger";
+import type { Logger } from "@agentq/core";
 
 /** An incoming X-Request-Id is kept only if it is short and plain (it ends up in every log line). */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

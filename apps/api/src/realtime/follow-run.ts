@@ -1,7 +1,4 @@
-import type { RunEventRecord } from "@agentq/core/events/run-event";
-import { readRunEvents, type RunEventsPage } from "@agentq/core/runs/run-queries";
-import { isTerminal } from "@agentq/core/runs/run-status";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { isTerminal, type PrismaClient, readRunEvents, type RunEventRecord, type RunEventsPage } from "@agentq/core";
 import type { RunSubscriptionHub } from "./run-subscription-hub.ts";
 
 const TERMINAL_EVENTS = new Set(["run.completed", "run.failed", "run.cancelled"]);

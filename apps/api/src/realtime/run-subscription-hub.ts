@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { RunChannelMessage } from "@agentq/core/events/run-event";
+import type { RunChannelMessage } from "@agentq/core";
 import { runChannel } from "@agentq/queue";
 
 export type RunChannelListener = (message: RunChannelMessage) => void;

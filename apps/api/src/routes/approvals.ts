@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import { decideRunApproval } from "@agentq/core/runs/run-commands";
+import { decideRunApproval } from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

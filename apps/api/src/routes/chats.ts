@@ -1,11 +1,16 @@
 import { Router } from "express";
 import { z } from "zod";
-import { listChatApprovals, listChatGrants, revokeChatGrant } from "@agentq/core/chats/chat-permissions";
-import { createChat, getChatWithMessages } from "@agentq/core/chats/chat-store";
-import { systemClock } from "@agentq/core/clock";
-import { generateId } from "@agentq/core/ids";
-import { startRun } from "@agentq/core/runs/run-commands";
-import { getRunView } from "@agentq/core/runs/run-queries";
+import {
+  createChat,
+  generateId,
+  getChatWithMessages,
+  getRunView,
+  listChatApprovals,
+  listChatGrants,
+  revokeChatGrant,
+  startRun,
+  systemClock,
+} from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

@@ -1,11 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import { readJobOutput } from "@agentq/core/jobs/job-output";
-import { JobStatus } from "@agentq/core/jobs/job-status";
-import { findOwnJob, listOwnJobs } from "@agentq/core/jobs/job-store";
-import { stopJob } from "@agentq/core/jobs/stop-job";
-import { toJobView } from "@agentq/core/jobs/job-view";
-import { getWorkspace } from "@agentq/core/workspaces/workspace-store";
+import { findOwnJob, getWorkspace, JobStatus, listOwnJobs, readJobOutput, stopJob, toJobView } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

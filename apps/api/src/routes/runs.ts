@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from "express";
 import { z } from "zod";
-import { cancelRun } from "@agentq/core/runs/run-commands";
-import { getRunView, readRunEvents, requireOwnRun } from "@agentq/core/runs/run-queries";
+import { cancelRun, getRunView, readRunEvents, requireOwnRun } from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

@@ -1,5 +1,5 @@
 import { Router } from "express";
-import { loadSettings, updateSettings } from "@agentq/core/settings/agent-settings";
+import { loadSettings, updateSettings } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { requireAdmin } from "../http/authenticate.ts";
 import { refuseNulCharacters } from "../http/parse-body.ts";

@@ -1,9 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import { offeredTools } from "@agentq/core/policy/offered-tools";
-import { effectLabels } from "@agentq/core/policy/effects";
-import { loadSettings } from "@agentq/core/settings/agent-settings";
-import { getWorkspace } from "@agentq/core/workspaces/workspace-store";
+import { effectLabels, getWorkspace, loadSettings, offeredTools } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

@@ -1,7 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import { USER_ROLES, userNameSchema } from "@agentq/core/users/user";
-import { createUser } from "@agentq/core/users/user-store";
+import { createUser, USER_ROLES, userNameSchema } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser, requireAdmin } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";

@@ -1,9 +1,15 @@
 import { Router } from "express";
 import { z } from "zod";
-import { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "@agentq/core/workspaces/workspace-store";
-import { NotFoundError } from "@agentq/core/errors/agentq-error";
-import { FileNotFoundError } from "@agentq/core/workspaces/workspace-file-errors";
-import { readWorkspaceFile, writeWorkspaceFile } from "@agentq/core/workspaces/workspace-files";
+import {
+  createWorkspace,
+  FileNotFoundError,
+  getWorkspace,
+  listWorkspaces,
+  NotFoundError,
+  readWorkspaceFile,
+  registerWorkspaceDirectory,
+  writeWorkspaceFile,
+} from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { currentUser, requireAdmin } from "../http/authenticate.ts";
 import { parseRequest } from "../http/parse-body.ts";
