@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import type { PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { sqlPoolOf, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { selectOne } from "@agentq/core/store/statements/readiness-statements";
 import { checkEvictionPolicy, type EvictionPolicyCheck } from "@agentq/queue";
 import type { Dependency } from "./http/dependency-outage.ts";
 
@@ -44,7 +45,7 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
 /** SELECT 1 on Postgres and PING on Redis, in parallel, each bounded by `timeoutMs`. */
 function checkReachability(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<[DependencyCheck, DependencyCheck]> {
   return Promise.all([
-    timed(dependencies.timeoutMs, () => dependencies.prisma.$queryRaw`SELECT 1`),
+    timed(dependencies.timeoutMs, () => selectOne(sqlPoolOf(dependencies.prisma))),
     timed(dependencies.timeoutMs, () => dependencies.redis.ping()),
   ]);
 }

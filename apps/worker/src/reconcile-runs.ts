@@ -1,5 +1,5 @@
-import { NOTHING_AHEAD_IN_CHAT } from "@agentq/core/runs/run-lease";
-import { Prisma, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { sqlPoolOf, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { selectRunStillUnheld, selectRunsToReconcile } from "@agentq/core/store/statements/reconcile-statements";
 import type { RunQueue } from "@agentq/queue";
 
 export interface ReconcileOptions {
@@ -20,14 +20,7 @@ export interface ReconcileOptions {
 export async function reconcileRuns(
   options: ReconcileOptions,
 ): Promise<{ scheduled: string[]; samples: { id: string; status: string; leaseExpired: boolean }[] }> {
-  const rows = await options.prisma.$queryRaw<{ id: string; last_event_seq: number; lease_version: number; status: string; lease_expires_at: Date | null }[]>`
-    SELECT r.id, r.last_event_seq, r.lease_version, r.status::text AS status, r.lease_expires_at FROM runs AS r
-    WHERE r.status IN ('queued', 'running')
-      AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
-      AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => ${options.graceMs / 1000}))
-      AND ${Prisma.raw(NOTHING_AHEAD_IN_CHAT)}
-    ORDER BY r.updated_at
-    LIMIT ${options.limit ?? 500}`;
+  const rows = await selectRunsToReconcile(sqlPoolOf(options.prisma), { graceSeconds: options.graceMs / 1000, limit: options.limit ?? 500 });
   const scheduled: string[] = [];
   const samples: { id: string; status: string; leaseExpired: boolean }[] = [];
   for (const row of rows) {
@@ -44,10 +37,5 @@ export async function reconcileRuns(
 }
 
 async function stillNeedsJob(prisma: PrismaClient, runId: string, generation: { lastEventSeq: number; leaseVersion: number }): Promise<boolean> {
-  const rows = await prisma.$queryRaw<{ id: string }[]>`
-    SELECT id FROM runs
-    WHERE id = ${runId} AND status IN ('queued', 'running')
-      AND last_event_seq = ${generation.lastEventSeq} AND lease_version = ${generation.leaseVersion}
-      AND (lease_expires_at IS NULL OR lease_expires_at < now())`;
-  return rows.length > 0;
+  return (await selectRunStillUnheld(sqlPoolOf(prisma), { runId, ...generation })) !== undefined;
 }

@@ -1,5 +1,6 @@
 import { NotFoundError } from "../errors/agentq-error.ts";
 import type { PrismaClient } from "../store/create-prisma-client.ts";
+import { lockJobStartsOfUser } from "../store/statements/job-statements.ts";
 import { JobFinishedError } from "./job-errors.ts";
 import { JobStatus } from "./job-status.ts";
 import type { JobRecord } from "./job-view.ts";
@@ -52,7 +53,7 @@ export interface NewJob extends Pick<JobRecord, "id" | "userId" | "workspaceId" 
  */
 export async function insertRunningJob(prisma: PrismaClient, job: NewJob): Promise<JobRecord | undefined> {
   return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('agentq.jobs'), hashtext(${job.userId}))`;
+    await lockJobStartsOfUser(tx, job.userId);
     const running = await tx.job.count({ where: { userId: job.userId, status: JobStatus.running } });
     if (running >= job.maxRunning) return undefined;
     return tx.job.create({

@@ -1,7 +1,8 @@
 import type { NewRunEvent } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { type RunStatementChange, stageToolCallUpdate } from "../store/run-statement.ts";
-import { preparedSql, queryRows, type SqlRunner } from "../store/sql-pool.ts";
+import type { SqlRunner } from "../store/sql-pool.ts";
+import { selectOpenToolCalls } from "../store/statements/tool-call-statements.ts";
 
 /** Why open calls get an error result: one reason for a call that never began, one for a call that was running. */
 export interface OpenCallReasons {
@@ -26,11 +27,6 @@ export function openCallAnswer(call: { callId: string; tool: string; status: str
   };
 }
 
-const OPEN_CALLS_SQL = preparedSql(
-  "run_open_calls",
-  `SELECT id, call_id AS "callId", tool, status::text AS status FROM tool_calls WHERE run_id = $1 AND status <> 'completed' ORDER BY round, position`,
-);
-
 /**
  * Stages, into a change of a run that is ending (cancel, interrupt, a fatal error), an error result
  * for every call that has none, in call order, so that every assistant tool call id is answered by
@@ -38,7 +34,7 @@ const OPEN_CALLS_SQL = preparedSql(
  * run (its lease, or its row lock) from this read to the commit.
  */
 export async function stageOpenCallAnswers(runner: SqlRunner, change: RunStatementChange, reasons: OpenCallReasons, generateId: GenerateId): Promise<void> {
-  const open = await queryRows<{ id: string; callId: string; tool: string; status: string }>(runner, OPEN_CALLS_SQL, [change.runId]);
+  const open = await selectOpenToolCalls(runner, change.runId);
   for (const call of open) {
     const answer = openCallAnswer(call, reasons);
     stageToolCallUpdate(change, { id: call.id, status: "completed", ok: false, result: answer.error, completed: true });

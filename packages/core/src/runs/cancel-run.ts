@@ -3,7 +3,7 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
-import { preparedSql, queryRows } from "../store/sql-pool.ts";
+import { lockRunForCancel } from "../store/statements/run-lock-statements.ts";
 import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
@@ -14,9 +14,6 @@ export interface CancelOutcome {
   finishedNow: boolean;
   events: RunEventRecord[];
 }
-
-/** The run, locked: a decision on one of its approvals or a worker's commit waits for the cancel. */
-const LOCK_SQL = preparedSql("run_cancel_lock", "SELECT status::text AS status, chat_id, lease_version FROM runs WHERE id = $1 FOR UPDATE");
 
 /**
  * Cancels a run inside the caller's transaction (`client` comes from inSqlTransaction). A queued or
@@ -29,7 +26,8 @@ const LOCK_SQL = preparedSql("run_cancel_lock", "SELECT status::text AS status, 
  * commit (store/run-statement.ts), fenced by the lease version read under the run's lock.
  */
 export async function cancelRunInTransaction(client: pg.PoolClient, runId: string, now: Date, reason: string): Promise<CancelOutcome> {
-  const [run] = await queryRows<{ status: RunStatus; chat_id: string; lease_version: number }>(client, LOCK_SQL, [runId]);
+  // The run, locked: a decision on one of its approvals or a worker's commit waits for the cancel.
+  const run = await lockRunForCancel(client, runId);
   if (!run) throw new NotFoundError("run", { run_id: runId });
   if (isTerminal(run.status)) throw new RunFinishedError(runId);
   // The run's lock is held, so its lease version cannot move before the commit below.

@@ -6,11 +6,12 @@ import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
-import { inSqlTransaction, preparedSql, queryRows } from "../store/sql-pool.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import { lockRunOfApproval, selectApprovalForDecision } from "../store/statements/approval-statements.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
-import { isApprovalIntact, type StoredApproval } from "../policy/approval-seal.ts";
+import { isApprovalIntact } from "../policy/approval-seal.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -59,52 +60,6 @@ export interface DecideApprovalResult {
   resume: { lastEventSeq: number; leaseVersion: number } | null;
 }
 
-interface LockedApproval extends StoredApproval {
-  status: string;
-  editedArguments: unknown;
-  runStatus: RunStatus;
-  leaseVersion: number;
-  /** The run's pending approvals, this one included. */
-  pendingCount: number;
-  /** The run's other pending approvals of the same tool: a grant from this decision may cover them. */
-  sameToolPending: { id: string; toolCallId: string; effects: string[] }[];
-}
-
-/**
- * The run of the caller's approval, locked (no row: not the caller's approval, or none at all),
- * with the file the call is bound to: its revision is computed while the approval is read.
- */
-const LOCK_SQL = preparedSql(
-  "approval_lock_run",
-  `SELECT r.id, a.target_path, w.root_path
-FROM approvals AS a
-JOIN runs AS r ON r.id = a.run_id
-JOIN chats AS c ON c.id = r.chat_id
-LEFT JOIN workspaces AS w ON w.id = c.workspace_id
-WHERE a.id = $1 AND a.user_id = $2
-FOR UPDATE OF r`,
-);
-
-/**
- * Read after the run's lock is taken, in a statement of its own: a statement that waited for the
- * lock still reads the approval as of its start, which may be before another decision committed.
- */
-const READ_SQL = preparedSql(
-  "approval_read",
-  `
-SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
-  a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
-  a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.policy_version AS "policyVersion",
-  a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
-  r.status::text AS "runStatus", r.lease_version AS "leaseVersion",
-  (SELECT count(*) FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending')::int AS "pendingCount",
-  (SELECT COALESCE(json_agg(json_build_object('id', o.id, 'toolCallId', o.tool_call_id, 'effects', COALESCE(o.effects, '{}')) ORDER BY o.created_at, o.id), '[]'::json)
-    FROM approvals AS o WHERE o.run_id = r.id AND o.status = 'pending' AND o.tool = a.tool AND o.id <> a.id) AS "sameToolPending"
-FROM runs AS r
-JOIN approvals AS a ON a.run_id = r.id
-WHERE r.id = $1 AND a.id = $2`,
-);
-
 /**
  * A human's decision on a paused call (API.md, "Approvals"). In one transaction: the record's owner,
  * seal, expiry and bound file revision are checked, the approval is consumed with a conditional
@@ -112,10 +67,10 @@ WHERE r.id = $1 AND a.id = $2`,
  * allow_chat (deciding the run's other pending approvals it covers), and when nothing is pending any
  * more the run becomes queued again. The worker that resumes it re-checks policy where the call runs.
  *
- * Plain SQL over the Prisma client's pool: this is on the resume path users wait on (issue 4's
- * latency budget). Five round trips where Prisma's interactive transaction took twelve: begin, lock,
- * read, one statement for the approvals, the grant, the run and its events (store/run-statement.ts),
- * commit.
+ * Plain SQL over the Prisma client's pool (store/statements/approval-statements.ts): this is on the
+ * resume path users wait on (issue 4's latency budget). Five round trips where Prisma's interactive
+ * transaction took twelve: begin, lock, read, one statement for the approvals, the grant, the run
+ * and its events (store/run-statement.ts), commit.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const now = dependencies.clock();
@@ -126,17 +81,15 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // approvals at once would otherwise each count the other's as still pending, and neither would
       // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
       // (milliseconds) and is then answered "already decided" below.
-      const [locked] = await queryRows<{ id: string; target_path: string | null; root_path: string | null }>(client, LOCK_SQL, [
-        input.approvalId,
-        input.userId,
-      ]);
+      const locked = await lockRunOfApproval(client, { approvalId: input.approvalId, userId: input.userId });
       if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       const allow = input.decision !== "deny";
       // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
       // leave the run parked with no way to say no but a cancel. Used only once the seal verifies.
       const currentRevision =
         allow && locked.target_path && locked.root_path ? workspaceFileRevision(locked.root_path, locked.target_path).catch(() => null) : undefined;
-      const [approval] = await queryRows<LockedApproval>(client, READ_SQL, [locked.id, input.approvalId]);
+      // Read in a statement of its own, after the lock: see store/statements/approval-statements.ts.
+      const approval = await selectApprovalForDecision(client, { runId: locked.id, approvalId: input.approvalId });
       if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       // A decided approval stays "already decided" after its run finishes: a replayed click must not
       // read as if the run had been cancelled under it.

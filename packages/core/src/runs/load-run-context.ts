@@ -3,7 +3,7 @@ import type { GrantRef } from "../policy/decide-tool-call.ts";
 import type { StoredApproval } from "../policy/approval-seal.ts";
 import { settingsFromRows, type AgentSettings } from "../settings/agent-settings.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
-import { preparedSql, queryRows } from "../store/sql-pool.ts";
+import { selectRunContext } from "../store/statements/run-context-statements.ts";
 import type { WorkspaceRef } from "../tools/tool-definition.ts";
 import type { StoredToolCall } from "./chat-messages.ts";
 import { parseLoopState, type LoopState } from "./loop-state.ts";
@@ -53,67 +53,6 @@ export interface OpenToolCall {
 
 export type OpenCallApproval = StoredApproval & { status: "pending" | "allowed" | "denied" | "cancelled"; editedArguments: unknown };
 
-/**
- * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,
- * whether an earlier run of the chat was tainted, and the open tool calls with their approvals: one
- * statement, because every execution (and so every resume after an approval) starts here.
- */
-const LOAD_SQL = preparedSql(
-  "run_context",
-  `
-SELECT r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
-  r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.cancel_requested, r.loop_state,
-  u.role::text AS role, w.id AS workspace_id, w.root_path AS workspace_root,
-  (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
-  (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
-    FROM messages AS m WHERE m.chat_id = r.chat_id) AS messages,
-  (SELECT COALESCE(json_agg(json_build_object('tool', g.tool, 'effects', COALESCE(g.effects, '{}'))), '[]'::json)
-    FROM grants AS g WHERE g.revoked_at IS NULL AND ((g.run_id = r.id AND g.scope = 'task') OR (g.chat_id = r.chat_id AND g.scope = 'chat'))) AS grants,
-  EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id AND o.tainted) AS chat_tainted,
-  (SELECT COALESCE(json_agg(json_build_object(
-      'rowId', tc.id, 'callId', tc.call_id, 'round', tc.round, 'position', tc.position, 'tool', tc.tool,
-      'arguments', tc.arguments, 'status', tc.status,
-      'approval', CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object(
-        'id', a.id, 'runId', a.run_id, 'chatId', a.chat_id, 'userId', a.user_id, 'toolCallId', a.tool_call_id, 'tool', a.tool,
-        'arguments', a.arguments, 'argumentsHash', a.arguments_hash, 'workspaceId', a.workspace_id, 'effects', COALESCE(a.effects, '{}'),
-        'targetPath', a.target_path, 'targetRevision', a.target_revision, 'policyVersion', a.policy_version,
-        'expiresAt', a.expires_at, 'seal', a.seal, 'status', a.status, 'editedArguments', a.edited_arguments) END
-    ) ORDER BY tc.round, tc.position), '[]'::json)
-    FROM tool_calls AS tc LEFT JOIN approvals AS a ON a.tool_call_row_id = tc.id
-    WHERE tc.run_id = r.id AND tc.status <> 'completed') AS open_calls
-FROM runs AS r
-JOIN users AS u ON u.id = r.user_id
-JOIN chats AS c ON c.id = r.chat_id
-LEFT JOIN workspaces AS w ON w.id = c.workspace_id
-WHERE r.id = $1`,
-);
-
-interface LoadedRow {
-  id: string;
-  chat_id: string;
-  user_id: string;
-  status: RunStatus;
-  input: string;
-  model: string;
-  mode: "agent" | "guide";
-  allow_bash: boolean;
-  allow_web_search: boolean;
-  use_web: boolean;
-  rounds: number;
-  tool_calls: number;
-  tainted: boolean;
-  cancel_requested: boolean;
-  loop_state: unknown;
-  role: "admin" | "user";
-  workspace_id: string | null;
-  workspace_root: string | null;
-  settings: { key: string; value: unknown }[];
-  messages: StoredMessage[];
-  grants: GrantRef[];
-  chat_tainted: boolean;
-  open_calls: (Omit<OpenToolCall, "approval"> & { approval: (Omit<OpenCallApproval, "expiresAt"> & { expiresAt: string }) | null })[];
-}
-
 interface StoredMessage {
   role: string;
   content: string | null;
@@ -123,7 +62,8 @@ interface StoredMessage {
 
 /** Everything the loop needs about a run, read once when a worker takes it. */
 export async function loadRunContext(prisma: PrismaClient, runId: string): Promise<RunContext> {
-  const [row] = await queryRows<LoadedRow>(sqlPoolOf(prisma), LOAD_SQL, [runId]);
+  // One statement (store/statements/run-context-statements.ts): every execution starts here.
+  const row = await selectRunContext(sqlPoolOf(prisma), runId);
   if (!row) throw new Error(`run ${runId} does not exist`);
   return {
     run: {

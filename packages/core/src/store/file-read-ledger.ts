@@ -1,14 +1,6 @@
 import type { FileReadLedger } from "../tools/tool-definition.ts";
 import { sqlPoolOf, type PrismaClient } from "./create-prisma-client.ts";
-import { preparedSql, queryRows } from "./sql-pool.ts";
-
-const LAST_READ_SQL = preparedSql("file_read_last", "SELECT revision FROM run_file_reads WHERE run_id = $1 AND workspace_id = $2 AND path = $3");
-
-const RECORD_READ_SQL = preparedSql(
-  "file_read_record",
-  `INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at) VALUES ($1, $2, $3, $4, now())
-  ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at`,
-);
+import { selectLastFileRead, upsertFileRead } from "./statements/file-read-statements.ts";
 
 /**
  * The run's file reads, kept in Postgres so the revision rule survives a crash or a resume. Plain
@@ -18,11 +10,10 @@ export function createFileReadLedger(prisma: PrismaClient, runId: string): FileR
   const pool = sqlPoolOf(prisma);
   return {
     async lastReadRevision(workspaceId, path) {
-      const [row] = await queryRows<{ revision: string }>(pool, LAST_READ_SQL, [runId, workspaceId, path]);
-      return row?.revision;
+      return (await selectLastFileRead(pool, { runId, workspaceId, path }))?.revision;
     },
     async recordRead(workspaceId, path, revision) {
-      await queryRows(pool, RECORD_READ_SQL, [runId, workspaceId, path, revision]);
+      await upsertFileRead(pool, { runId, workspaceId, path, revision });
     },
   };
 }

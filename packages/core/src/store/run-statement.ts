@@ -1,7 +1,10 @@
+import { z } from "zod";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { SealedApprovalFields } from "../policy/approval-seal.ts";
-import type { RunStatus } from "../runs/run-status.ts";
+import { RunStatus } from "./generated/enums.ts";
+import { preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
+
 /** The run row as a commit left it. */
 export interface CommittedRun {
   id: string;
@@ -10,7 +13,6 @@ export interface CommittedRun {
   lastEventSeq: number;
   leaseVersion: number;
 }
-import { preparedSql, queryRows, type SqlRunner } from "./sql-pool.ts";
 
 /** A message appended to the run's chat (ids are given, positions assigned in the statement). */
 export type StatementMessage =
@@ -234,6 +236,16 @@ grant_new AS (
 SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version, (SELECT count(*) FROM apr_decided)::int AS approvals_decided FROM run`,
 );
 
+/** The run row the commit left (no row: the fence refused), and how many decisions found their approval pending. */
+const committedRow = z.object({
+  id: z.string(),
+  last_event_seq: z.number(),
+  status: z.enum(RunStatus),
+  cancel_requested: z.boolean(),
+  lease_version: z.number(),
+  approvals_decided: z.number(),
+});
+
 /**
  * Commits a change in one statement. Returns null when the fence no longer matches (the run was
  * taken over): nothing was written. `approvalsDecided` counts the decisions that found their
@@ -318,14 +330,7 @@ export async function commitRunStatement(
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const rows = await queryRows<{
-    id: string;
-    last_event_seq: number;
-    status: RunStatus;
-    cancel_requested: boolean;
-    lease_version: number;
-    approvals_decided: number;
-  }>(runner, COMMIT_SQL, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()]);
+  const rows = await queryParsed(runner, COMMIT_SQL, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()], committedRow);
   const row = rows[0];
   if (!row) return null;
   const firstSeq = row.last_event_seq - change.events.length + 1;

@@ -1,6 +1,6 @@
 import { generateId } from "../ids.ts";
 import { sqlPoolOf, type Db, type PrismaClient } from "../store/create-prisma-client.ts";
-import { preparedSql, queryRows } from "../store/sql-pool.ts";
+import { selectUserByTokenHash } from "../store/statements/user-statements.ts";
 import { generateApiToken, hashApiToken } from "./api-token.ts";
 import type { AuthenticatedUser, UserRole } from "./user.ts";
 import { UserExistsError } from "./user-errors.ts";
@@ -31,16 +31,11 @@ export async function createUser(
   return { id: userId, name: input.name, role: input.role, token };
 }
 
-const USER_BY_TOKEN_SQL = preparedSql(
-  "user_by_token",
-  "SELECT u.id, u.name, u.role::text AS role FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = $1",
-);
-
 /**
  * The user a bearer token belongs to, or undefined for an unknown token. Every request asks this,
- * so it is one plain statement on the client's pool (store/sql-pool.ts), not a Prisma query.
+ * so it is one plain statement on the client's pool (store/statements/user-statements.ts), not a
+ * Prisma query.
  */
 export async function findUserByToken(prisma: PrismaClient, token: string): Promise<AuthenticatedUser | undefined> {
-  const [user] = await queryRows<AuthenticatedUser>(sqlPoolOf(prisma), USER_BY_TOKEN_SQL, [hashApiToken(token)]);
-  return user;
+  return selectUserByTokenHash(sqlPoolOf(prisma), hashApiToken(token));
 }

@@ -1,0 +1,86 @@
+import { z } from "zod";
+import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
+import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+
+// A human's decision on an approval (runs/decide-approval.ts): the run locked first, then the
+// approval read in a statement of its own. On the resume path users wait on: prepared.
+
+/**
+ * The run of the caller's approval, locked (no row: not the caller's approval, or none at all),
+ * with the file the call is bound to: its revision is computed while the approval is read.
+ */
+const LOCK_SQL = preparedSql(
+  "approval_lock_run",
+  `SELECT r.id, a.target_path, w.root_path
+FROM approvals AS a
+JOIN runs AS r ON r.id = a.run_id
+JOIN chats AS c ON c.id = r.chat_id
+LEFT JOIN workspaces AS w ON w.id = c.workspace_id
+WHERE a.id = $1 AND a.user_id = $2
+FOR UPDATE OF r`,
+);
+
+const lockedApprovalRunRow = z.object({ id: z.string(), target_path: z.string().nullable(), root_path: z.string().nullable() });
+
+/** Locks the run of `userId`'s approval and names the file the call is bound to; no row: not theirs, or none. */
+export async function lockRunOfApproval(
+  runner: SqlRunner,
+  input: { approvalId: string; userId: string },
+): Promise<z.output<typeof lockedApprovalRunRow> | undefined> {
+  const [row] = await queryParsed(runner, LOCK_SQL, [input.approvalId, input.userId], lockedApprovalRunRow);
+  return row;
+}
+
+/**
+ * Read after the run's lock is taken, in a statement of its own: a statement that waited for the
+ * lock still reads the approval as of its start, which may be before another decision committed.
+ */
+const READ_SQL = preparedSql(
+  "approval_read",
+  `
+SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
+  a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
+  a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.policy_version AS "policyVersion",
+  a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
+  r.status::text AS "runStatus", r.lease_version AS "leaseVersion",
+  (SELECT count(*) FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending')::int AS "pendingCount",
+  (SELECT COALESCE(json_agg(json_build_object('id', o.id, 'toolCallId', o.tool_call_id, 'effects', COALESCE(o.effects, '{}')) ORDER BY o.created_at, o.id), '[]'::json)
+    FROM approvals AS o WHERE o.run_id = r.id AND o.status = 'pending' AND o.tool = a.tool AND o.id <> a.id) AS "sameToolPending"
+FROM runs AS r
+JOIN approvals AS a ON a.run_id = r.id
+WHERE r.id = $1 AND a.id = $2`,
+);
+
+const approvalForDecisionRow = z.object({
+  id: z.string(),
+  runId: z.string(),
+  chatId: z.string(),
+  userId: z.string(),
+  toolCallId: z.string(),
+  tool: z.string(),
+  arguments: z.unknown(),
+  argumentsHash: z.string(),
+  workspaceId: z.string().nullable(),
+  effects: z.array(z.string()),
+  targetPath: z.string().nullable(),
+  targetRevision: z.string().nullable(),
+  policyVersion: z.string(),
+  expiresAt: z.date(),
+  seal: z.string(),
+  status: z.enum(ApprovalStatus),
+  editedArguments: z.unknown(),
+  runStatus: z.enum(RunStatus),
+  leaseVersion: z.number(),
+  /** The run's pending approvals, this one included. */
+  pendingCount: z.number(),
+  /** The run's other pending approvals of the same tool: a grant from this decision may cover them. */
+  sameToolPending: z.array(z.object({ id: z.string(), toolCallId: z.string(), effects: z.array(z.string()) })),
+});
+
+export type ApprovalForDecision = z.output<typeof approvalForDecisionRow>;
+
+/** The approval with what a decision needs of its run (call it with the run locked); no row: none. */
+export async function selectApprovalForDecision(runner: SqlRunner, input: { runId: string; approvalId: string }): Promise<ApprovalForDecision | undefined> {
+  const [row] = await queryParsed(runner, READ_SQL, [input.runId, input.approvalId], approvalForDecisionRow);
+  return row;
+}

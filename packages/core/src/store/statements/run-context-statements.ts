@@ -1,0 +1,107 @@
+import { z } from "zod";
+import { USER_ROLES } from "../../users/user.ts";
+import { ApprovalStatus, MessageRole, RunMode, RunStatus } from "../generated/enums.ts";
+import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+
+/**
+ * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,
+ * whether an earlier run of the chat was tainted, and the open tool calls with their approvals: one
+ * statement, because every execution (and so every resume after an approval) starts here.
+ */
+const LOAD_SQL = preparedSql(
+  "run_context",
+  `
+SELECT r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
+  r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.cancel_requested, r.loop_state,
+  u.role::text AS role, w.id AS workspace_id, w.root_path AS workspace_root,
+  (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
+  (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
+    FROM messages AS m WHERE m.chat_id = r.chat_id) AS messages,
+  (SELECT COALESCE(json_agg(json_build_object('tool', g.tool, 'effects', COALESCE(g.effects, '{}'))), '[]'::json)
+    FROM grants AS g WHERE g.revoked_at IS NULL AND ((g.run_id = r.id AND g.scope = 'task') OR (g.chat_id = r.chat_id AND g.scope = 'chat'))) AS grants,
+  EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id AND o.tainted) AS chat_tainted,
+  (SELECT COALESCE(json_agg(json_build_object(
+      'rowId', tc.id, 'callId', tc.call_id, 'round', tc.round, 'position', tc.position, 'tool', tc.tool,
+      'arguments', tc.arguments, 'status', tc.status,
+      'approval', CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object(
+        'id', a.id, 'runId', a.run_id, 'chatId', a.chat_id, 'userId', a.user_id, 'toolCallId', a.tool_call_id, 'tool', a.tool,
+        'arguments', a.arguments, 'argumentsHash', a.arguments_hash, 'workspaceId', a.workspace_id, 'effects', COALESCE(a.effects, '{}'),
+        'targetPath', a.target_path, 'targetRevision', a.target_revision, 'policyVersion', a.policy_version,
+        'expiresAt', a.expires_at, 'seal', a.seal, 'status', a.status, 'editedArguments', a.edited_arguments) END
+    ) ORDER BY tc.round, tc.position), '[]'::json)
+    FROM tool_calls AS tc LEFT JOIN approvals AS a ON a.tool_call_row_id = tc.id
+    WHERE tc.run_id = r.id AND tc.status <> 'completed') AS open_calls
+FROM runs AS r
+JOIN users AS u ON u.id = r.user_id
+JOIN chats AS c ON c.id = r.chat_id
+LEFT JOIN workspaces AS w ON w.id = c.workspace_id
+WHERE r.id = $1`,
+);
+
+/** An approval built as JSON in the statement: `expiresAt` is Postgres's JSON text of the timestamp. */
+const openCallApprovalJson = z.object({
+  id: z.string(),
+  runId: z.string(),
+  chatId: z.string(),
+  userId: z.string(),
+  toolCallId: z.string(),
+  tool: z.string(),
+  arguments: z.unknown(),
+  argumentsHash: z.string(),
+  workspaceId: z.string().nullable(),
+  effects: z.array(z.string()),
+  targetPath: z.string().nullable(),
+  targetRevision: z.string().nullable(),
+  policyVersion: z.string(),
+  expiresAt: z.string(),
+  seal: z.string(),
+  status: z.enum(ApprovalStatus),
+  editedArguments: z.unknown(),
+});
+
+const runContextRow = z.object({
+  id: z.string(),
+  chat_id: z.string(),
+  user_id: z.string(),
+  status: z.enum(RunStatus),
+  input: z.string(),
+  model: z.string(),
+  mode: z.enum(RunMode),
+  allow_bash: z.boolean(),
+  allow_web_search: z.boolean(),
+  use_web: z.boolean(),
+  rounds: z.number(),
+  tool_calls: z.number(),
+  tainted: z.boolean(),
+  cancel_requested: z.boolean(),
+  /** Checked by runs/loop-state.ts. */
+  loop_state: z.unknown(),
+  role: z.enum(USER_ROLES),
+  workspace_id: z.string().nullable(),
+  workspace_root: z.string().nullable(),
+  /** Each value is checked by the settings' own schema (settings/agent-settings.ts). */
+  settings: z.array(z.object({ key: z.string(), value: z.unknown() })),
+  messages: z.array(z.object({ role: z.enum(MessageRole), content: z.string().nullable(), toolCalls: z.unknown(), toolCallId: z.string().nullable() })),
+  grants: z.array(z.object({ tool: z.string(), effects: z.array(z.string()) })),
+  chat_tainted: z.boolean(),
+  open_calls: z.array(
+    z.object({
+      rowId: z.string(),
+      callId: z.string(),
+      round: z.number(),
+      position: z.number(),
+      tool: z.string(),
+      arguments: z.unknown(),
+      status: z.enum(["pending", "started", "awaiting_approval"]),
+      approval: openCallApprovalJson.nullable(),
+    }),
+  ),
+});
+
+export type RunContextRow = z.output<typeof runContextRow>;
+
+/** Everything a worker reads about a run when it takes it (runs/load-run-context.ts); no row: no such run. */
+export async function selectRunContext(runner: SqlRunner, runId: string): Promise<RunContextRow | undefined> {
+  const [row] = await queryParsed(runner, LOAD_SQL, [runId], runContextRow);
+  return row;
+}

@@ -1,0 +1,146 @@
+import { z } from "zod";
+import type { RunStatus } from "../generated/enums.ts";
+import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+
+// Creating a run (runs/create-run.ts): the locks that serialize creation, the chat's active runs, and
+// the run with its first event in one statement. Every run starts here: all prepared.
+
+/** Serializes concurrent requests with the same key (they may name different chats). */
+const KEY_LOCK_SQL = preparedSql("run_create_key_lock", "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))");
+
+/** Takes the transaction-scoped advisory lock named `key` (released at commit or rollback). */
+export async function lockIdempotencyKey(runner: SqlRunner, key: string): Promise<void> {
+  await queryRowCount(runner, KEY_LOCK_SQL, [key]);
+}
+
+/**
+ * Locks the chat row, so run creation in one chat is serialized and the multitask rule holds, and
+ * reads the run an unexpired idempotency key already names ($3 null: no key). The key's lock was
+ * taken by an earlier statement, so this one's snapshot sees what its previous holder committed;
+ * what the chat's lock guards is read by the next statement, whose snapshot starts after the wait.
+ */
+const LOCK_CHAT_SQL = preparedSql(
+  "run_create_lock_chat",
+  `
+SELECT (SELECT id FROM chats WHERE id = $1 AND user_id = $2 FOR UPDATE) AS chat_id,
+  (SELECT run_id FROM idempotency_keys WHERE user_id = $2 AND key = $3 AND expires_at > $4) AS existing_run_id`,
+);
+
+const lockedChatRow = z.object({ chat_id: z.string().nullable(), existing_run_id: z.string().nullable() });
+
+/** Always one row: `chat_id` null when the user has no such chat, `existing_run_id` null when no live key names a run. */
+export async function lockChatForRunCreation(
+  runner: SqlRunner,
+  input: { chatId: string; userId: string; idempotencyKey: string | null; now: Date },
+): Promise<z.output<typeof lockedChatRow> | undefined> {
+  const [row] = await queryParsed(runner, LOCK_CHAT_SQL, [input.chatId, input.userId, input.idempotencyKey, input.now], lockedChatRow);
+  return row;
+}
+
+/** The chat's active runs, oldest first: the ones an interrupt cancels. */
+const ACTIVE_RUNS_SQL = preparedSql("run_create_active", `SELECT id FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[]) ORDER BY created_at, id`);
+
+const runIdRow = z.object({ id: z.string() });
+
+/** The chat's runs in one of `statuses`, oldest first. */
+export async function selectRunsOfChatInStatuses(
+  runner: SqlRunner,
+  input: { chatId: string; statuses: readonly RunStatus[] },
+): Promise<z.output<typeof runIdRow>[]> {
+  return queryParsed(runner, ACTIVE_RUNS_SQL, [input.chatId, input.statuses], runIdRow);
+}
+
+/**
+ * The multitask rule and the new run in one statement: the chat's active runs (after any interrupt,
+ * so only runs still being stopped by their worker), the run row unless "reject" ($12) finds one,
+ * its `run.queued` event with seq 1, and the idempotency key ($14 null: none) pointing at it. The
+ * runs still active are the ones the new run must wait for.
+ *
+ * The run is stamped after every active run of the chat (at least 1 ms, the column's precision),
+ * so the chat's order `(created_at, id)`, which workers follow (NOTHING_AHEAD_IN_CHAT), is the
+ * order of these commits under the chat's lock. With the request's clock alone, runs created in
+ * the same millisecond (or on API instances whose clocks differ) were ordered by their random ids:
+ * the run that was runnable when it committed, and so got the job, could sort behind a later one,
+ * and the chat stalled until the reconciler stepped in.
+ */
+const CREATE_SQL = preparedSql(
+  "run_create",
+  `
+WITH active AS (
+  SELECT id, created_at FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[])
+),
+stamp AS (
+  SELECT GREATEST($11::timestamptz, (SELECT max(created_at) FROM active) + interval '1 millisecond') AS at
+),
+created AS (
+  INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, last_event_seq, created_at, updated_at)
+  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, stamp.at, stamp.at FROM stamp
+  WHERE NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active)
+  RETURNING id, created_at
+),
+queued_event AS (
+  INSERT INTO run_events (run_id, seq, type, data, created_at)
+  SELECT id, 1, 'run.queued', $13::jsonb, created_at FROM created
+),
+remembered_key AS (
+  INSERT INTO idempotency_keys (user_id, key, run_id, expires_at)
+  SELECT $4, $14, id, $15 FROM created WHERE $14::text IS NOT NULL
+  ON CONFLICT (user_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, expires_at = EXCLUDED.expires_at
+)
+SELECT (SELECT created_at FROM created) AS created_at,
+  (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
+  (SELECT count(*) FROM active)::int AS blocking_runs`,
+);
+
+const createdRunRow = z.object({ created_at: z.date().nullable(), first_active_id: z.string().nullable(), blocking_runs: z.number() });
+
+export interface InsertQueuedRunInput {
+  runId: string;
+  chatId: string;
+  userId: string;
+  /** The statuses of the runs the new one waits for (and that "reject" refuses it for). */
+  activeStatuses: readonly RunStatus[];
+  input: string;
+  model: string;
+  mode: "agent" | "guide";
+  allowBash: boolean;
+  allowWebSearch: boolean;
+  useWeb: boolean;
+  now: Date;
+  /** Multitask "reject": no run is created while the chat has an active one. */
+  rejectIfActive: boolean;
+  /** The data of the `run.queued` event. */
+  queuedEventData: Record<string, unknown>;
+  idempotencyKey: string | null;
+  idempotencyExpiresAt: Date;
+}
+
+/**
+ * Always one row: `created_at` null when "reject" refused (then `first_active_id` names the run in
+ * the way); `blocking_runs` counts the active runs the new one waits for.
+ */
+export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunInput): Promise<z.output<typeof createdRunRow> | undefined> {
+  const [row] = await queryParsed(
+    runner,
+    CREATE_SQL,
+    [
+      input.chatId,
+      input.activeStatuses,
+      input.runId,
+      input.userId,
+      input.input,
+      input.model,
+      input.mode,
+      input.allowBash,
+      input.allowWebSearch,
+      input.useWeb,
+      input.now,
+      input.rejectIfActive,
+      JSON.stringify(input.queuedEventData),
+      input.idempotencyKey,
+      input.idempotencyExpiresAt,
+    ],
+    createdRunRow,
+  );
+  return row;
+}

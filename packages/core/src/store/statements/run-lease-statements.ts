@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { RunStatus } from "../generated/enums.ts";
+import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+
+// A worker's lease on a run (runs/run-lease.ts): taking it, renewing it, giving it back, and the
+// chat's next run to hand on.
+
+/**
+ * The chat-ordering rule, as a condition on a run aliased `r`: no other run of its chat is running
+ * or parked, and none is queued ahead of it. Runs of a chat execute one at a time, in order
+ * (multitask "enqueue"); acquiring, handing on and reconciling (reconcile-statements.ts) all use
+ * this one definition.
+ */
+export const NOTHING_AHEAD_IN_CHAT = `NOT EXISTS (
+  SELECT 1 FROM runs AS o
+  WHERE o.chat_id = r.chat_id AND o.id <> r.id
+    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))`;
+
+const TAKE_LEASE_SQL = preparedSql(
+  "run_acquire",
+  `
+WITH previous AS (SELECT id, status, started_at FROM runs WHERE id = $1 FOR UPDATE)
+UPDATE runs AS r SET
+  lease_version = r.lease_version + 1,
+  lease_owner = $2,
+  lease_expires_at = now() + make_interval(secs => $3),
+  status = 'running',
+  started_at = coalesce(r.started_at, now()),
+  updated_at = now()
+FROM previous
+WHERE r.id = previous.id
+  AND r.status IN ('queued', 'running')
+  AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
+  AND ${NOTHING_AHEAD_IN_CHAT}
+RETURNING r.lease_version, previous.status::text AS previous_status, previous.started_at AS previous_started`,
+);
+
+const takenLeaseRow = z.object({ lease_version: z.number(), previous_status: z.enum(RunStatus), previous_started: z.date().nullable() });
+
+/**
+ * Takes the run for `owner` (status `running`, the lease version bumped) unless it is not queued or
+ * running, a live lease is held, or an earlier run of its chat is active: then no row.
+ */
+export async function takeRunLease(
+  runner: SqlRunner,
+  input: { runId: string; owner: string; leaseSeconds: number },
+): Promise<z.output<typeof takenLeaseRow> | undefined> {
+  const [row] = await queryParsed(runner, TAKE_LEASE_SQL, [input.runId, input.owner, input.leaseSeconds], takenLeaseRow);
+  return row;
+}
+
+const leaseStateRow = z.object({ status: z.enum(RunStatus), lease_expires_at: z.date().nullable() });
+
+/** The run's status and lease expiry (why a take was refused); no row: no such run. */
+export async function selectRunLeaseState(runner: SqlRunner, runId: string): Promise<z.output<typeof leaseStateRow> | undefined> {
+  const [row] = await queryParsed(runner, "SELECT status::text AS status, lease_expires_at FROM runs WHERE id = $1", [runId], leaseStateRow);
+  return row;
+}
+
+/** Clears the lease of the run if `leaseVersion` still holds it; returns the rows changed (0 or 1). */
+export async function clearRunLease(runner: SqlRunner, input: { runId: string; leaseVersion: number }): Promise<number> {
+  return queryRowCount(runner, "UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL WHERE id = $1 AND lease_version = $2", [
+    input.runId,
+    input.leaseVersion,
+  ]);
+}
+
+const renewedLeaseRow = z.object({ id: z.string(), cancel_requested: z.boolean() });
+
+/**
+ * Extends every lease still held (same version and owner) by `leaseSeconds` from now, in one
+ * statement; returns the runs still held with their cancel flag.
+ */
+export async function extendRunLeases(
+  runner: SqlRunner,
+  input: { leaseSeconds: number; leases: readonly { runId: string; leaseVersion: number; owner: string }[] },
+): Promise<z.output<typeof renewedLeaseRow>[]> {
+  return queryParsed(
+    runner,
+    `UPDATE runs SET lease_expires_at = now() + make_interval(secs => $1)
+    FROM unnest($2::text[], $3::int[], $4::text[]) AS held(id, version, owner)
+    WHERE runs.id = held.id AND runs.lease_version = held.version AND runs.lease_owner = held.owner
+    RETURNING runs.id, runs.cancel_requested`,
+    [input.leaseSeconds, input.leases.map((lease) => lease.runId), input.leases.map((lease) => lease.leaseVersion), input.leases.map((lease) => lease.owner)],
+    renewedLeaseRow,
+  );
+}
+
+const NEXT_IN_CHAT_SQL = preparedSql(
+  "run_next_in_chat",
+  `SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
+  WHERE r.chat_id = $1 AND r.status = 'queued' AND ${NOTHING_AHEAD_IN_CHAT}
+  ORDER BY r.created_at, r.id LIMIT 1`,
+);
+
+const runGenerationRow = z.object({ id: z.string(), last_event_seq: z.number(), lease_version: z.number() });
+
+/** The oldest queued run of the chat that nothing blocks now, with its generation; no row: none. */
+export async function selectNextRunnableRunOfChat(runner: SqlRunner, chatId: string): Promise<z.output<typeof runGenerationRow> | undefined> {
+  const [row] = await queryParsed(runner, NEXT_IN_CHAT_SQL, [chatId], runGenerationRow);
+  return row;
+}

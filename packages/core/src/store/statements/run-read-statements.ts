@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { RUN_EVENT_TYPES } from "../../events/run-event.ts";
+import { RunStatus } from "../generated/enums.ts";
+import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+
+// The reads behind every run a client creates, polls and follows (runs/run-queries.ts): prepared,
+// because they run for every run and every subscriber.
+
+/**
+ * The run and its pending approvals. Approvals of one round share their creation time: they come in
+ * the order of their calls.
+ */
+const RUN_VIEW_SQL = preparedSql(
+  "run_view",
+  `
+SELECT r.id, r.chat_id, r.status::text AS status, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
+  (SELECT COALESCE(json_agg(json_build_object(
+      'id', a.id, 'tool', a.tool, 'tool_call_id', a.tool_call_id, 'arguments', a.arguments,
+      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
+    FROM approvals AS a JOIN tool_calls AS tc ON tc.id = a.tool_call_row_id
+    WHERE a.run_id = r.id AND a.status = 'pending') AS pending_approvals
+FROM runs AS r
+WHERE r.id = $1 AND r.user_id = $2`,
+);
+
+const runViewRow = z.object({
+  id: z.string(),
+  chat_id: z.string(),
+  status: z.enum(RunStatus),
+  rounds: z.number(),
+  tool_calls: z.number(),
+  output: z.string().nullable(),
+  error_code: z.string().nullable(),
+  error_message: z.string().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  /** Built as JSON in the statement: `expires_at` is Postgres's JSON text of the timestamp. */
+  pending_approvals: z.array(
+    z.object({ id: z.string(), tool: z.string(), tool_call_id: z.string(), arguments: z.unknown(), effects: z.array(z.string()), expires_at: z.string() }),
+  ),
+});
+
+/** The run with its pending approvals, if `userId` owns it; no row otherwise. */
+export async function selectRunView(runner: SqlRunner, input: { runId: string; userId: string }): Promise<z.output<typeof runViewRow> | undefined> {
+  const [row] = await queryParsed(runner, RUN_VIEW_SQL, [input.runId, input.userId], runViewRow);
+  return row;
+}
+
+const OWN_RUN_SQL = preparedSql("run_own", `SELECT id, status::text AS status, chat_id AS "chatId" FROM runs WHERE id = $1 AND user_id = $2`);
+
+const ownRunRow = z.object({ id: z.string(), status: z.enum(RunStatus), chatId: z.string() });
+
+/** The run's status and chat, if `userId` owns it; no row otherwise. */
+export async function selectOwnRun(runner: SqlRunner, input: { runId: string; userId: string }): Promise<z.output<typeof ownRunRow> | undefined> {
+  const [row] = await queryParsed(runner, OWN_RUN_SQL, [input.runId, input.userId], ownRunRow);
+  return row;
+}
+
+/**
+ * Events after a seq, with the run's status and last seq as of the same snapshot (a follower learns
+ * in the same round trip whether the run has finished). No row: no such run; one row with a null
+ * seq: no event after `$2`.
+ */
+const EVENTS_SQL = preparedSql(
+  "run_events_after",
+  `
+SELECT r.status::text AS run_status, r.last_event_seq, e.seq, e.type, e.created_at, e.data
+FROM runs AS r
+LEFT JOIN LATERAL (SELECT seq, type, created_at, data FROM run_events WHERE run_id = r.id AND seq > $2 ORDER BY seq LIMIT $3) AS e ON true
+WHERE r.id = $1
+ORDER BY e.seq`,
+);
+
+/** The event columns are null together: the run has no event after the seq asked for. */
+const runEventRow = z.object({
+  run_status: z.enum(RunStatus),
+  last_event_seq: z.number(),
+  seq: z.number().nullable(),
+  type: z.enum(RUN_EVENT_TYPES).nullable(),
+  created_at: z.date().nullable(),
+  data: z.record(z.string(), z.unknown()).nullable(),
+});
+
+/** The run's events with `seq > after` (at most `limit`), each row with the run's status and last seq. */
+export async function selectRunEventsAfter(runner: SqlRunner, input: { runId: string; after: number; limit: number }): Promise<z.output<typeof runEventRow>[]> {
+  return queryParsed(runner, EVENTS_SQL, [input.runId, input.after, input.limit], runEventRow);
+}

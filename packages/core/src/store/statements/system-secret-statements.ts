@@ -1,0 +1,9 @@
+import { queryRowCount, type SqlRunner } from "../sql-pool.ts";
+
+/**
+ * Stores the secret `name` unless one is stored already (concurrent first starts: the first insert
+ * wins, the others change nothing). Returns the rows inserted (0 or 1).
+ */
+export async function insertSystemSecretIfAbsent(runner: SqlRunner, input: { name: string; value: string }): Promise<number> {
+  return queryRowCount(runner, "INSERT INTO system_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING", [input.name, input.value]);
+}

@@ -1,0 +1,465 @@
+// Every raw SQL statement of core (packages/core/src/store/statements/, and the step commit) against
+// a database cloned from the migrated template: each one returns the rows its schema promises, and
+// changes, locks or refuses what it says it does. A column renamed in a migration fails here.
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createChat } from "@agentq/core/chats/chat-store";
+import { systemClock } from "@agentq/core/clock";
+import { generateId } from "@agentq/core/ids";
+import { createRun } from "@agentq/core/runs/create-run";
+import { ACTIVE_STATUSES, RunStatus } from "@agentq/core/runs/run-status";
+import { createPrismaClient, type PrismaClient, sqlPoolOf } from "@agentq/core/store/create-prisma-client";
+import { commitRunStatement, emptyStatementChange } from "@agentq/core/store/run-statement";
+import { inSqlTransaction, queryParsed, SqlRowError } from "@agentq/core/store/sql-pool";
+import { lockRunOfApproval, selectApprovalForDecision } from "@agentq/core/store/statements/approval-statements";
+import { selectLastFileRead, upsertFileRead } from "@agentq/core/store/statements/file-read-statements";
+import { lockJobStartsOfUser } from "@agentq/core/store/statements/job-statements";
+import { selectOne } from "@agentq/core/store/statements/readiness-statements";
+import { selectRunStillUnheld, selectRunsToReconcile } from "@agentq/core/store/statements/reconcile-statements";
+import { selectRunContext } from "@agentq/core/store/statements/run-context-statements";
+import { insertQueuedRun, lockChatForRunCreation, lockIdempotencyKey, selectRunsOfChatInStatuses } from "@agentq/core/store/statements/run-create-statements";
+import {
+  clearRunLease,
+  extendRunLeases,
+  selectNextRunnableRunOfChat,
+  selectRunLeaseState,
+  takeRunLease,
+} from "@agentq/core/store/statements/run-lease-statements";
+import { lockRunForCancel, lockRunLeaseVersion } from "@agentq/core/store/statements/run-lock-statements";
+import { selectOwnRun, selectRunEventsAfter, selectRunView } from "@agentq/core/store/statements/run-read-statements";
+import { insertSystemSecretIfAbsent } from "@agentq/core/store/statements/system-secret-statements";
+import { selectOpenToolCalls } from "@agentq/core/store/statements/tool-call-statements";
+import { selectUserByTokenHash } from "@agentq/core/store/statements/user-statements";
+import { hashApiToken } from "@agentq/core/users/api-token";
+import { createUser } from "@agentq/core/users/user-store";
+import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+
+describe("the store's SQL statements", () => {
+  let database: TestDatabase;
+  let prisma: PrismaClient;
+  let pool: pg.Pool;
+  let user: { id: string; token: string };
+  let otherUserId: string;
+  let workspace: { id: string; rootPath: string };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    prisma = createPrismaClient({ databaseUrl: database.url, poolSize: 4 });
+    pool = sqlPoolOf(prisma);
+    user = await createUser(prisma, { name: "statements", role: "user" });
+    otherUserId = (await createUser(prisma, { name: "someone-else", role: "user" })).id;
+    workspace = { id: generateId("ws"), rootPath: "/nonexistent/statements-workspace" };
+    await prisma.workspace.create({ data: { id: workspace.id, userId: user.id, name: "statements", rootPath: workspace.rootPath } });
+  });
+  afterAll(async () => {
+    await prisma?.$disconnect();
+    await database?.drop();
+  });
+
+  const newChat = async (workspaceId?: string) => (await createChat(prisma, { userId: user.id, title: "statements", workspaceId, generateId })).id;
+
+  const queuedRun = async (chatId: string, options: { idempotencyKey?: string } = {}) =>
+    (
+      await createRun(
+        { prisma, clock: systemClock, generateId },
+        {
+          userId: user.id,
+          chatId,
+          input: "go",
+          model: "scripted",
+          mode: "agent",
+          allowBash: false,
+          allowWebSearch: true,
+          useWeb: false,
+          multitask: "enqueue",
+          idempotencyKey: options.idempotencyKey,
+        },
+      )
+    ).runId;
+
+  const take = async (runId: string, owner = "worker-a") => {
+    const taken = await takeRunLease(pool, { runId, owner, leaseSeconds: 60 });
+    if (!taken) throw new Error(`could not take ${runId}`);
+    return taken.lease_version;
+  };
+
+  /**
+   * A run parked on two pending approvals of `write_file` (one bound to a file of the workspace), with
+   * a third call of the round already answered.
+   */
+  const parkedRun = async () => {
+    const chatId = await newChat(workspace.id);
+    const runId = await queuedRun(chatId);
+    const change = emptyStatementChange(runId, await take(runId));
+    const calls = [
+      { id: generateId("tc"), callId: "call_a", position: 0, tool: "write_file", status: "awaiting_approval" as const },
+      { id: generateId("tc"), callId: "call_b", position: 1, tool: "write_file", status: "awaiting_approval" as const },
+      { id: generateId("tc"), callId: "call_c", position: 2, tool: "read_file", status: "completed" as const },
+    ];
+    for (const call of calls) {
+      change.toolCallInserts.push({
+        ...call,
+        round: 1,
+        arguments: { path: "notes.txt" },
+        effects: ["write"],
+        ...(call.status === "completed" ? { ok: true, result: "x", completed: true } : {}),
+      });
+    }
+    const approvalIds = [generateId("apr"), generateId("apr")];
+    calls.slice(0, 2).forEach((call, index) => {
+      change.approvals.push({
+        id: approvalIds[index]!,
+        runId,
+        chatId,
+        userId: user.id,
+        toolCallRowId: call.id,
+        toolCallId: call.callId,
+        tool: call.tool,
+        arguments: { path: "notes.txt" },
+        argumentsHash: "hash",
+        workspaceId: workspace.id,
+        effects: ["write"],
+        targetPath: index === 0 ? "notes.txt" : null,
+        targetRevision: index === 0 ? "rev-1" : null,
+        policyVersion: "1",
+        expiresAt: new Date(Date.now() + 3_600_000),
+        seal: "seal",
+      });
+    });
+    change.messages.push({
+      id: generateId("msg"),
+      role: "assistant",
+      content: null,
+      toolCalls: calls.map((call) => ({ id: call.callId, name: call.tool, arguments: { path: "notes.txt" } })),
+    });
+    change.status = RunStatus.awaiting_approval;
+    change.releaseLease = true;
+    if (!(await commitRunStatement(pool, change, new Date()))) throw new Error("the park was refused");
+    return { chatId, runId, approvalIds, calls };
+  };
+
+  /** Runs `work` while another transaction holds a lock that `work` must wait for; `work` gets 100 ms. */
+  const whileLocked = async (lock: (client: pg.PoolClient) => Promise<unknown>, work: (client: pg.PoolClient) => Promise<unknown>) =>
+    inSqlTransaction(pool, async (holder) => {
+      await lock(holder);
+      return inSqlTransaction(pool, work, { lockTimeoutMs: 100 });
+    });
+
+  describe("run-lease-statements", () => {
+    it("takeRunLease takes a queued run once, bumping its lease version, and refuses while the lease is live", async () => {
+      const runId = await queuedRun(await newChat());
+      expect(await takeRunLease(pool, { runId, owner: "worker-a", leaseSeconds: 60 })).toEqual({
+        lease_version: 1,
+        previous_status: "queued",
+        previous_started: null,
+      });
+      expect(await takeRunLease(pool, { runId, owner: "worker-b", leaseSeconds: 60 })).toBeUndefined();
+    });
+
+    it("takeRunLease refuses a run queued behind an earlier run of its chat", async () => {
+      const chatId = await newChat();
+      await queuedRun(chatId);
+      const second = await queuedRun(chatId);
+      expect(await takeRunLease(pool, { runId: second, owner: "worker-a", leaseSeconds: 60 })).toBeUndefined();
+    });
+
+    it("selectRunLeaseState reads the status and a live expiry, and nothing for an unknown run", async () => {
+      const runId = await queuedRun(await newChat());
+      await take(runId);
+      const state = await selectRunLeaseState(pool, runId);
+      expect(state?.status).toBe("running");
+      expect(state?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now());
+      expect(await selectRunLeaseState(pool, "run_missing")).toBeUndefined();
+    });
+
+    it("clearRunLease clears only the lease of the version that holds it", async () => {
+      const runId = await queuedRun(await newChat());
+      const version = await take(runId);
+      expect(await clearRunLease(pool, { runId, leaseVersion: version - 1 })).toBe(0);
+      expect(await clearRunLease(pool, { runId, leaseVersion: version })).toBe(1);
+      expect((await selectRunLeaseState(pool, runId))?.lease_expires_at).toBeNull();
+    });
+
+    it("extendRunLeases renews the leases still held by their owner and version, with their cancel flag", async () => {
+      const held = await queuedRun(await newChat());
+      const lost = await queuedRun(await newChat());
+      const heldVersion = await take(held);
+      const lostVersion = await take(lost);
+      await prisma.run.update({ where: { id: held }, data: { cancelRequested: true } });
+      const rows = await extendRunLeases(pool, {
+        leaseSeconds: 120,
+        leases: [
+          { runId: held, leaseVersion: heldVersion, owner: "worker-a" },
+          { runId: lost, leaseVersion: lostVersion, owner: "worker-b" },
+        ],
+      });
+      expect(rows).toEqual([{ id: held, cancel_requested: true }]);
+      expect((await selectRunLeaseState(pool, held))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
+    });
+
+    it("selectNextRunnableRunOfChat names the oldest queued run, and none while a run of the chat is running", async () => {
+      const chatId = await newChat();
+      const first = await queuedRun(chatId);
+      await queuedRun(chatId);
+      expect(await selectNextRunnableRunOfChat(pool, chatId)).toEqual({ id: first, last_event_seq: 1, lease_version: 0 });
+      await take(first);
+      expect(await selectNextRunnableRunOfChat(pool, chatId)).toBeUndefined();
+    });
+  });
+
+  describe("run-lock-statements", () => {
+    it("lockRunForCancel reads the run under its row lock, which a second locker waits for", async () => {
+      const chatId = await newChat();
+      const runId = await queuedRun(chatId);
+      const locked = await inSqlTransaction(pool, (client) => lockRunForCancel(client, runId));
+      expect(locked).toEqual({ status: "queued", chat_id: chatId, lease_version: 0 });
+      await expect(
+        whileLocked(
+          (holder) => lockRunForCancel(holder, runId),
+          (client) => lockRunForCancel(client, runId),
+        ),
+      ).rejects.toThrow(/lock timeout/);
+      expect(await lockRunForCancel(pool, "run_missing")).toBeUndefined();
+    });
+
+    it("lockRunLeaseVersion reads the lease version under the run's row lock", async () => {
+      const runId = await queuedRun(await newChat());
+      const version = await take(runId);
+      expect(await inSqlTransaction(pool, (client) => lockRunLeaseVersion(client, runId))).toEqual({ lease_version: version });
+      await expect(
+        whileLocked(
+          (holder) => lockRunLeaseVersion(holder, runId),
+          (client) => lockRunLeaseVersion(client, runId),
+        ),
+      ).rejects.toThrow(/lock timeout/);
+      expect(await lockRunLeaseVersion(pool, "run_missing")).toBeUndefined();
+    });
+  });
+
+  describe("run-read-statements", () => {
+    it("selectRunView gives the owner the run with its pending approvals in call order, and others nothing", async () => {
+      const { runId, approvalIds } = await parkedRun();
+      const view = await selectRunView(pool, { runId, userId: user.id });
+      expect(view?.status).toBe("awaiting_approval");
+      expect(view?.pending_approvals.map((approval) => approval.id)).toEqual(approvalIds);
+      expect(Number.isNaN(Date.parse(view?.pending_approvals[0]?.expires_at ?? ""))).toBe(false);
+      expect(await selectRunView(pool, { runId, userId: otherUserId })).toBeUndefined();
+    });
+
+    it("selectOwnRun answers only the run's owner", async () => {
+      const chatId = await newChat();
+      const runId = await queuedRun(chatId);
+      expect(await selectOwnRun(pool, { runId, userId: user.id })).toEqual({ id: runId, status: "queued", chatId });
+      expect(await selectOwnRun(pool, { runId, userId: otherUserId })).toBeUndefined();
+    });
+
+    it("selectRunEventsAfter pages events after a seq, with one event-less row past the end and none for an unknown run", async () => {
+      const runId = await queuedRun(await newChat());
+      const [queued] = await selectRunEventsAfter(pool, { runId, after: 0, limit: 10 });
+      expect(queued).toMatchObject({ run_status: "queued", last_event_seq: 1, seq: 1, type: "run.queued", data: { multitask: "enqueue" } });
+      expect(await selectRunEventsAfter(pool, { runId, after: 1, limit: 10 })).toEqual([
+        { run_status: "queued", last_event_seq: 1, seq: null, type: null, created_at: null, data: null },
+      ]);
+      expect(await selectRunEventsAfter(pool, { runId: "run_missing", after: 0, limit: 10 })).toEqual([]);
+    });
+  });
+
+  describe("run-create-statements", () => {
+    it("lockIdempotencyKey makes a second holder of the same key wait", async () => {
+      await expect(
+        whileLocked(
+          (holder) => lockIdempotencyKey(holder, "idem:test:same"),
+          (client) => lockIdempotencyKey(client, "idem:test:same"),
+        ),
+      ).rejects.toThrow(/lock timeout/);
+      await expect(
+        whileLocked(
+          (holder) => lockIdempotencyKey(holder, "idem:test:one"),
+          (client) => lockIdempotencyKey(client, "idem:test:other"),
+        ),
+      ).resolves.toBeUndefined();
+    });
+
+    it("lockChatForRunCreation finds the user's chat and the run a live key names", async () => {
+      const chatId = await newChat();
+      const runId = await queuedRun(chatId, { idempotencyKey: "key-1" });
+      const now = new Date();
+      expect(await lockChatForRunCreation(pool, { chatId, userId: user.id, idempotencyKey: "key-1", now })).toEqual({
+        chat_id: chatId,
+        existing_run_id: runId,
+      });
+      expect(await lockChatForRunCreation(pool, { chatId, userId: user.id, idempotencyKey: null, now })).toEqual({ chat_id: chatId, existing_run_id: null });
+      expect(await lockChatForRunCreation(pool, { chatId, userId: otherUserId, idempotencyKey: null, now })).toEqual({ chat_id: null, existing_run_id: null });
+    });
+
+    it("selectRunsOfChatInStatuses lists the chat's runs in those statuses, oldest first", async () => {
+      const chatId = await newChat();
+      const first = await queuedRun(chatId);
+      const second = await queuedRun(chatId);
+      expect((await selectRunsOfChatInStatuses(pool, { chatId, statuses: ACTIVE_STATUSES })).map((run) => run.id)).toEqual([first, second]);
+      expect(await selectRunsOfChatInStatuses(pool, { chatId, statuses: [RunStatus.running] })).toEqual([]);
+    });
+
+    it("insertQueuedRun creates the run with its first event and key, and creates nothing when 'reject' finds an active run", async () => {
+      const chatId = await newChat();
+      const input = {
+        chatId,
+        userId: user.id,
+        activeStatuses: ACTIVE_STATUSES,
+        input: "hello",
+        model: "scripted",
+        mode: "agent" as const,
+        allowBash: false,
+        allowWebSearch: true,
+        useWeb: false,
+        now: new Date(),
+        queuedEventData: { multitask: "reject" },
+        idempotencyKey: "create-key",
+        idempotencyExpiresAt: new Date(Date.now() + 60_000),
+      };
+      const runId = generateId("run");
+      const created = await insertQueuedRun(pool, { ...input, runId, rejectIfActive: true });
+      expect(created).toMatchObject({ first_active_id: null, blocking_runs: 0 });
+      expect(created?.created_at).toBeInstanceOf(Date);
+      expect((await selectRunEventsAfter(pool, { runId, after: 0, limit: 10 })).map((row) => row.type)).toEqual(["run.queued"]);
+      expect(await prisma.idempotencyKey.findFirst({ where: { userId: user.id, key: "create-key" } })).toMatchObject({ runId });
+
+      const refused = await insertQueuedRun(pool, { ...input, runId: generateId("run"), rejectIfActive: true, idempotencyKey: null });
+      expect(refused).toEqual({ created_at: null, first_active_id: runId, blocking_runs: 1 });
+      expect(await prisma.run.count({ where: { chatId } })).toBe(1);
+    });
+  });
+
+  describe("tool-call-statements", () => {
+    it("selectOpenToolCalls lists the calls without a result, in call order", async () => {
+      const { runId, calls } = await parkedRun();
+      expect(await selectOpenToolCalls(pool, runId)).toEqual([
+        { id: calls[0]!.id, callId: "call_a", tool: "write_file", status: "awaiting_approval" },
+        { id: calls[1]!.id, callId: "call_b", tool: "write_file", status: "awaiting_approval" },
+      ]);
+    });
+  });
+
+  describe("run-context-statements", () => {
+    it("selectRunContext reads the run, its role, workspace, messages and open calls with their approvals", async () => {
+      const { runId, approvalIds } = await parkedRun();
+      const context = await selectRunContext(pool, runId);
+      expect(context).toMatchObject({ id: runId, status: "awaiting_approval", role: "user", workspace_id: workspace.id, workspace_root: workspace.rootPath });
+      expect(context?.messages.map((message) => message.role)).toEqual(["assistant"]);
+      expect(context?.open_calls.map((call) => [call.callId, call.approval?.id, call.approval?.status])).toEqual([
+        ["call_a", approvalIds[0], "pending"],
+        ["call_b", approvalIds[1], "pending"],
+      ]);
+      expect(await selectRunContext(pool, "run_missing")).toBeUndefined();
+    });
+  });
+
+  describe("approval-statements", () => {
+    it("lockRunOfApproval locks the run of the owner's approval and names its bound file", async () => {
+      const { runId, approvalIds } = await parkedRun();
+      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id })).toEqual({
+        id: runId,
+        target_path: "notes.txt",
+        root_path: workspace.rootPath,
+      });
+      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId })).toBeUndefined();
+    });
+
+    it("selectApprovalForDecision reads the approval with the run's pending count and the other pending calls of its tool", async () => {
+      const { runId, approvalIds, calls } = await parkedRun();
+      const approval = await selectApprovalForDecision(pool, { runId, approvalId: approvalIds[0]! });
+      expect(approval).toMatchObject({ id: approvalIds[0], status: "pending", runStatus: "awaiting_approval", pendingCount: 2, effects: ["write"] });
+      expect(approval?.expiresAt).toBeInstanceOf(Date);
+      expect(approval?.sameToolPending).toEqual([{ id: approvalIds[1], toolCallId: calls[1]!.callId, effects: ["write"] }]);
+    });
+  });
+
+  describe("user, file-read, system-secret and job statements", () => {
+    it("selectUserByTokenHash finds the token's user and no one for an unknown token", async () => {
+      expect(await selectUserByTokenHash(pool, hashApiToken(user.token))).toEqual({ id: user.id, name: "statements", role: "user" });
+      expect(await selectUserByTokenHash(pool, hashApiToken("not-a-token"))).toBeUndefined();
+    });
+
+    it("upsertFileRead records a read and replaces it with the next; selectLastFileRead reads it back", async () => {
+      const runId = await queuedRun(await newChat());
+      const file = { runId, workspaceId: workspace.id, path: "notes.txt" };
+      expect(await selectLastFileRead(pool, file)).toBeUndefined();
+      await upsertFileRead(pool, { ...file, revision: "rev-1" });
+      await upsertFileRead(pool, { ...file, revision: "rev-2" });
+      expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-2" });
+    });
+
+    it("insertSystemSecretIfAbsent stores the first value only", async () => {
+      expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "first" })).toBe(1);
+      expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "second" })).toBe(0);
+      expect((await prisma.systemSecret.findUniqueOrThrow({ where: { name: "test_secret" } })).value).toBe("first");
+    });
+
+    it("lockJobStartsOfUser holds the user's job-start lock until the Prisma transaction ends", async () => {
+      // Another session's try: false while the lock is held (a transaction-scoped try, released at once).
+      const tryLock = () =>
+        inSqlTransaction(pool, async (client) => {
+          const result = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext('agentq.jobs'), hashtext($1)) AS locked", [
+            user.id,
+          ]);
+          return result.rows[0]?.locked;
+        });
+      const heldInside = await prisma.$transaction(async (tx) => {
+        await lockJobStartsOfUser(tx, user.id);
+        return tryLock();
+      });
+      expect(heldInside).toBe(false);
+      expect(await tryLock()).toBe(true);
+    });
+  });
+
+  describe("reconcile-statements", () => {
+    it("selectRunsToReconcile finds queued runs past the grace and running runs whose lease expired, not live ones", async () => {
+      const queued = await queuedRun(await newChat());
+      const expired = await queuedRun(await newChat());
+      const live = await queuedRun(await newChat());
+      await take(expired);
+      await take(live);
+      await prisma.run.update({ where: { id: expired }, data: { leaseExpiresAt: new Date(Date.now() - 1000) } });
+      const mine = (rows: { id: string }[]) => rows.map((row) => row.id).filter((id) => [queued, expired, live].includes(id));
+      expect(mine(await selectRunsToReconcile(pool, { graceSeconds: 0, limit: 10_000 })).sort()).toEqual([queued, expired].sort());
+      expect(mine(await selectRunsToReconcile(pool, { graceSeconds: 600, limit: 10_000 }))).toEqual([expired]);
+    });
+
+    it("selectRunStillUnheld answers only for the generation that was read", async () => {
+      const runId = await queuedRun(await newChat());
+      expect(await selectRunStillUnheld(pool, { runId, lastEventSeq: 1, leaseVersion: 0 })).toEqual({ id: runId });
+      expect(await selectRunStillUnheld(pool, { runId, lastEventSeq: 1, leaseVersion: 1 })).toBeUndefined();
+      await take(runId);
+      expect(await selectRunStillUnheld(pool, { runId, lastEventSeq: 1, leaseVersion: 1 })).toBeUndefined();
+    });
+  });
+
+  describe("the probe, the step commit and the row check", () => {
+    it("selectOne answers on a live pool and fails on one that has ended", async () => {
+      await expect(selectOne(pool)).resolves.toBeUndefined();
+      const ended = new pg.Pool({ connectionString: database.url, max: 1 });
+      await ended.end();
+      await expect(selectOne(ended)).rejects.toThrow();
+    });
+
+    it("commitRunStatement returns the checked run row, and nothing under a stale lease version", async () => {
+      const runId = await queuedRun(await newChat());
+      const version = await take(runId);
+      const step = emptyStatementChange(runId, version);
+      step.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+      const committed = await commitRunStatement(pool, step, new Date());
+      expect(committed?.run).toEqual({ id: runId, status: "running", cancelRequested: false, lastEventSeq: 2, leaseVersion: version });
+      expect(committed?.events.map((event) => event.seq)).toEqual([2]);
+      expect(await commitRunStatement(pool, emptyStatementChange(runId, version - 1), new Date())).toBeNull();
+    });
+
+    it("queryParsed refuses a row whose columns do not match the schema, naming the statement and the column", async () => {
+      const row = z.object({ lease_version: z.number() });
+      await expect(queryParsed(pool, "SELECT 'one'::text AS lease_version", [], row)).rejects.toThrow(SqlRowError);
+      await expect(queryParsed(pool, "SELECT 'one'::text AS lease_version", [], row)).rejects.toThrow(/SELECT 'one'.*lease_version/);
+      expect(await queryParsed(pool, "SELECT 2 AS lease_version, 'dropped' AS extra", [], row)).toEqual([{ lease_version: 2 }]);
+    });
+  });
+});
