@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
-import { bootstrapAdmin } from "@agentq/core/users/bootstrap-admin";
-import { createPrismaClient } from "@agentq/core/store/create-prisma-client";
+import { bootstrapAdmin, createPrismaClient } from "@agentq/core";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { requestJson, startTestApi, TEST_ADMIN_TOKEN } from "./support/test-api.ts";
 

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { applyMigrations } from "@agentq/core/store/migrations/apply-migrations";
+import { applyMigrations } from "@agentq/core/migrations";
 import { MIGRATIONS_DIRECTORY } from "./support/global-setup.ts";
 import { startPrivatePostgres, type PrivatePostgres } from "./support/private-postgres.ts";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";

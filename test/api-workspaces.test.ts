@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NotFoundError } from "@agentq/core/errors/agentq-error";
-import { createWorkspace as createWorkspaceInStore, getWorkspace, listWorkspaces } from "@agentq/core/workspaces/workspace-store";
+import { NotFoundError } from "@agentq/core";
+import { createWorkspace as createWorkspaceInStore, getWorkspace, listWorkspaces } from "../packages/core/src/workspaces/workspace-store.ts";
 import { rawRequest, requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 
 let api: TestApi;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import { decide, eventually, fileExists, INJECTION, workspaceRoot } from "./support/approval-test-helpers.ts";
 

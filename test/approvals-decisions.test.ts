@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sealApproval, sealedFieldsOf } from "@agentq/core/policy/approval-seal";
-import { scenarioInput, type ScenarioStep } from "@agentq/core/testing/scenario-responder";
+import { sealApproval, sealedFieldsOf } from "../packages/core/src/policy/approval-seal.ts";
+import { scenarioInput, type ScenarioStep } from "../packages/core/src/testing/scenario-responder.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 import { decide, fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
 

@@ -2,7 +2,7 @@
 // mid read-only tool. Another worker continues from what Postgres says (DESIGN.md invariants 2, 3).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import {
   aliveWorkers,

@@ -1,7 +1,7 @@
 // The reconciler (DESIGN.md invariant 1) and the worker's refusal to execute a run that is not
 // executable now: a job of a parked or finished run, or of a run queued behind an earlier one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { RunQueue, runGeneration, runJobId } from "@agentq/queue";
 import { reconcileRuns } from "../apps/worker/src/reconcile-runs.ts";
 import { createTestRedis, deleteKeysWithPrefix } from "./support/redis.ts";

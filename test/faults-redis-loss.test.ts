@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import { expectWellFormedTranscript, spawnReadyWorkers, startedCallIds, waitForStoredEvent, waitUntil } from "./faults-helpers.ts";
 import { freePort } from "./support/free-port.ts";

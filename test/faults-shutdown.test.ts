@@ -1,7 +1,7 @@
 // Graceful shutdown (SIGTERM): a worker stops taking runs, brings each run it drives to its next
 // committed point, hands it back, and exits 0; another worker continues without repeating anything.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import {
   aliveWorkers,

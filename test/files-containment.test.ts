@@ -7,11 +7,11 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink, write
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
-import { createFileTools } from "@agentq/core/tools/files/create-file-tools";
-import { createInMemoryFileReadLedger } from "@agentq/core/tools/files/in-memory-file-read-ledger";
-import type { ToolContext, ToolDefinition } from "@agentq/core/tools/tool-definition";
-import { readWorkspaceFile, writeWorkspaceFile } from "@agentq/core/workspaces/workspace-files";
+import { scenarioInput } from "@agentq/core/testing";
+import { createFileTools } from "../packages/core/src/tools/files/create-file-tools.ts";
+import { createInMemoryFileReadLedger } from "../packages/core/src/tools/files/in-memory-file-read-ledger.ts";
+import type { ToolContext, ToolDefinition } from "../packages/core/src/tools/tool-definition.ts";
+import { readWorkspaceFile, writeWorkspaceFile } from "@agentq/core";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 const SECRET = "OUTSIDE-SECRET-CONTENT";

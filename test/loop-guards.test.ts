@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
-import { defaultSettings } from "@agentq/core/settings/agent-settings";
+import { scenarioInput } from "@agentq/core/testing";
+import { defaultSettings } from "../packages/core/src/settings/agent-settings.ts";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 
 describe("loop guards and malformed calls", () => {

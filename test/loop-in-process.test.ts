@@ -4,8 +4,8 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { defaultSettings } from "@agentq/core/settings/agent-settings";
-import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
+import { defaultSettings } from "../packages/core/src/settings/agent-settings.ts";
+import type { ToolDefinition } from "@agentq/core";
 import { startLoopHarness, type LoopHarness } from "./support/loop-harness.ts";
 
 const call = (name: string, args: Record<string, unknown> = {}) => ({ toolCalls: [{ name, arguments: args }] });

@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, describe, it } from "vitest";
-import { applyMigrations } from "@agentq/core/store/migrations/apply-migrations";
-import { MigrationError } from "@agentq/core/store/migrations/migration-errors";
-import { withDatabase } from "@agentq/core/store/migrations/database-url";
+import { applyMigrations } from "@agentq/core/migrations";
+import { MigrationError } from "../packages/core/src/store/migrations/migration-errors.ts";
+import { withDatabase } from "../packages/core/src/store/migrations/database-url.ts";
 import { ADMIN_DATABASE_URL, dropTestDatabase, newTestDatabaseName, testDatabaseUrl, withAdminClient } from "./support/database.ts";
 
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));

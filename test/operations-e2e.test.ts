@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { dropTestDatabase, newTestDatabaseName, testDatabaseUrl } from "./support/database.ts";
 import { TEST_REDIS_URL, createTestRedis, deleteKeysWithPrefix, uniqueQueuePrefix } from "./support/redis.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";

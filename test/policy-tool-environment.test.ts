@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 // Values only this test puts into the environment, so finding them in the output can mean only a leak.

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
-import type { FakeProviderRequest } from "@agentq/core/testing/fake-provider-request";
+import { scenarioInput } from "@agentq/core/testing";
+import type { FakeProviderRequest } from "../packages/core/src/testing/fake-provider-request.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
 

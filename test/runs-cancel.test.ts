@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 /** Every assistant tool call id of the chat is answered by exactly one tool message (API.md, Message). */

@@ -1,13 +1,9 @@
 // Fencing of writes that no lease holder makes (invariant 2, store/run-statement.ts): a run failed by
 // status after its last attempt must stay failed, whatever a worker that took it meanwhile commits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "@agentq/core/clock";
-import { generateId } from "@agentq/core/ids";
-import { failRunWithoutLease } from "@agentq/core/runs/fail-run-without-lease";
-import { acquireRun, releaseLease } from "@agentq/core/runs/run-lease";
-import { RunStatus } from "@agentq/core/runs/run-status";
-import { sqlPoolOf } from "@agentq/core/store/create-prisma-client";
-import { commitRunStatement, emptyStatementChange } from "@agentq/core/store/run-statement";
+import { acquireRun, failRunWithoutLease, generateId, releaseLease, RunStatus, systemClock } from "@agentq/core";
+import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
+import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 describe("a run failed without a lease", () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateId } from "@agentq/core/ids";
-import { createRun } from "@agentq/core/runs/create-run";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { generateId } from "@agentq/core";
+import { createRun } from "../packages/core/src/runs/create-run.ts";
+import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 
 /** A read taints the run, so the write after it parks the run on an approval: active for as long as the test wants. */

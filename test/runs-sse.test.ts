@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runChannel } from "@agentq/queue";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput } from "@agentq/core/testing";
 import { createTestRedis } from "./support/redis.ts";
 import { expectContiguous, sleep, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 

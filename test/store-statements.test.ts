@@ -4,35 +4,37 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createChat } from "@agentq/core/chats/chat-store";
-import { systemClock } from "@agentq/core/clock";
-import { generateId } from "@agentq/core/ids";
-import { createRun } from "@agentq/core/runs/create-run";
-import { ACTIVE_STATUSES, RunStatus } from "@agentq/core/runs/run-status";
-import { createPrismaClient, type PrismaClient, sqlPoolOf } from "@agentq/core/store/create-prisma-client";
-import { commitRunStatement, emptyStatementChange } from "@agentq/core/store/run-statement";
-import { inSqlTransaction, queryParsed, SqlRowError } from "@agentq/core/store/sql-pool";
-import { lockRunOfApproval, selectApprovalForDecision } from "@agentq/core/store/statements/approval-statements";
-import { selectLastFileRead, upsertFileRead } from "@agentq/core/store/statements/file-read-statements";
-import { lockJobStartsOfUser } from "@agentq/core/store/statements/job-statements";
-import { selectOne } from "@agentq/core/store/statements/readiness-statements";
-import { selectRunStillUnheld, selectRunsToReconcile } from "@agentq/core/store/statements/reconcile-statements";
-import { selectRunContext } from "@agentq/core/store/statements/run-context-statements";
-import { insertQueuedRun, lockChatForRunCreation, lockIdempotencyKey, selectRunsOfChatInStatuses } from "@agentq/core/store/statements/run-create-statements";
+import { createChat, createUser, generateId, systemClock } from "@agentq/core";
+import { createRun } from "../packages/core/src/runs/create-run.ts";
+import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
+import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
+import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
+import { inSqlTransaction, queryParsed, SqlRowError } from "../packages/core/src/store/sql-pool.ts";
+import { lockRunOfApproval, selectApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
+import { selectLastFileRead, upsertFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
+import { lockJobStartsOfUser } from "../packages/core/src/store/statements/job-statements.ts";
+import { selectOne } from "../packages/core/src/store/statements/readiness-statements.ts";
+import { selectRunStillUnheld, selectRunsToReconcile } from "../packages/core/src/store/statements/reconcile-statements.ts";
+import { selectRunContext } from "../packages/core/src/store/statements/run-context-statements.ts";
+import {
+  insertQueuedRun,
+  lockChatForRunCreation,
+  lockIdempotencyKey,
+  selectRunsOfChatInStatuses,
+} from "../packages/core/src/store/statements/run-create-statements.ts";
 import {
   clearRunLease,
   extendRunLeases,
   selectNextRunnableRunOfChat,
   selectRunLeaseState,
   takeRunLease,
-} from "@agentq/core/store/statements/run-lease-statements";
-import { lockRunForCancel, lockRunLeaseVersion } from "@agentq/core/store/statements/run-lock-statements";
-import { selectOwnRun, selectRunEventsAfter, selectRunView } from "@agentq/core/store/statements/run-read-statements";
-import { insertSystemSecretIfAbsent } from "@agentq/core/store/statements/system-secret-statements";
-import { selectOpenToolCalls } from "@agentq/core/store/statements/tool-call-statements";
-import { selectUserByTokenHash } from "@agentq/core/store/statements/user-statements";
-import { hashApiToken } from "@agentq/core/users/api-token";
-import { createUser } from "@agentq/core/users/user-store";
+} from "../packages/core/src/store/statements/run-lease-statements.ts";
+import { lockRunForCancel, lockRunLeaseVersion } from "../packages/core/src/store/statements/run-lock-statements.ts";
+import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../packages/core/src/store/statements/run-read-statements.ts";
+import { insertSystemSecretIfAbsent } from "../packages/core/src/store/statements/system-secret-statements.ts";
+import { selectOpenToolCalls } from "../packages/core/src/store/statements/tool-call-statements.ts";
+import { selectUserByTokenHash } from "../packages/core/src/store/statements/user-statements.ts";
+import { hashApiToken } from "../packages/core/src/users/api-token.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
 describe("the store's SQL statements", () => {

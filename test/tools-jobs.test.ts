@@ -4,8 +4,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { defaultSettings } from "@agentq/core/settings/agent-settings";
-import { scenarioInput } from "@agentq/core/testing/scenario-responder";
+import { defaultSettings } from "../packages/core/src/settings/agent-settings.ts";
+import { scenarioInput } from "@agentq/core/testing";
 import { crash, spawnReadyWorkers, waitUntil } from "./faults-helpers.ts";
 import { testSandbox } from "./support/sandbox.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";

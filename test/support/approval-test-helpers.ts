@@ -5,7 +5,7 @@ import path from "node:path";
 import { Queue } from "bullmq";
 import { RUN_QUEUE_NAME } from "@agentq/queue";
 import { createTestRedis } from "./redis.ts";
-import { scenarioInput, type ScenarioStep } from "@agentq/core/testing/scenario-responder";
+import { scenarioInput, type ScenarioStep } from "../../packages/core/src/testing/scenario-responder.ts";
 import type { HttpResult, TestStack } from "./test-stack.ts";
 
 export type ApprovalDecision = "allow_task" | "allow_chat" | "deny";

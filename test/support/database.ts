@@ -2,8 +2,8 @@
 // once per run. Cloning takes milliseconds; migrating each database would take far longer.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { withDatabase } from "@agentq/core/store/migrations/database-url";
-import { sqlState } from "@agentq/core/store/migrations/sql-state";
+import { withDatabase } from "../../packages/core/src/store/migrations/database-url.ts";
+import { sqlState } from "../../packages/core/src/store/migrations/sql-state.ts";
 
 declare module "vitest" {
   export interface ProvidedContext {

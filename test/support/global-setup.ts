@@ -6,7 +6,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { applyMigrations } from "@agentq/core/store/migrations/apply-migrations";
+import { applyMigrations } from "@agentq/core/migrations";
 import {
   TEMPLATE_DATABASE_ENV,
   TEMPLATE_DATABASE_PREFIX,

@@ -5,27 +5,30 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { systemClock } from "@agentq/core/clock";
-import { createChat } from "@agentq/core/chats/chat-store";
-import type { RunEventRecord } from "@agentq/core/events/run-event";
-import { parseRunEventData } from "@agentq/core/events/run-event-schemas";
-import { generateId } from "@agentq/core/ids";
-import { createRun, type CreateRunInput } from "@agentq/core/runs/create-run";
-import type { ApprovalDecisionKind } from "@agentq/core/runs/decide-approval";
-import { executeRun } from "@agentq/core/runs/loop/execute-run";
-import { decideRunApproval } from "@agentq/core/runs/run-commands";
-import { acquireRun } from "@agentq/core/runs/run-lease";
-import type { RunLoopDependencies } from "@agentq/core/runs/run-loop-dependencies";
-import type { RunOutcome } from "@agentq/core/runs/run-outcome";
-import { readRunEvents } from "@agentq/core/runs/run-queries";
-import { updateSettings } from "@agentq/core/settings/agent-settings";
-import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { ScriptedModel, type ScriptedStep } from "@agentq/core/testing/scripted-model";
-import { createAgentqTools } from "@agentq/core/tools/create-agentq-tools";
-import type { ToolDefinition } from "@agentq/core/tools/tool-definition";
-import { createToolRegistry } from "@agentq/core/tools/tool-registry";
-import { createUser } from "@agentq/core/users/user-store";
-import { createWorkspace } from "@agentq/core/workspaces/workspace-store";
+import {
+  acquireRun,
+  type ApprovalDecisionKind,
+  createAgentqTools,
+  createChat,
+  createPrismaClient,
+  createToolRegistry,
+  createUser,
+  createWorkspace,
+  decideRunApproval,
+  executeRun,
+  generateId,
+  type PrismaClient,
+  readRunEvents,
+  type RunEventRecord,
+  type RunLoopDependencies,
+  type RunOutcome,
+  systemClock,
+  type ToolDefinition,
+  updateSettings,
+} from "@agentq/core";
+import { parseRunEventData } from "../../packages/core/src/events/run-event-schemas.ts";
+import { createRun, type CreateRunInput } from "../../packages/core/src/runs/create-run.ts";
+import { ScriptedModel, type ScriptedStep } from "@agentq/core/testing";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
 export interface LoopHarness {

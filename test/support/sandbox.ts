@@ -1,6 +1,5 @@
 // The real process sandbox for tests (bubblewrap, as the workers use it), probed once per test file.
-import { probeProcessSandbox } from "@agentq/core/tools/process/sandbox/probe-process-sandbox";
-import type { ProcessSandbox } from "@agentq/core/tools/process/sandbox/process-sandbox";
+import { probeProcessSandbox, type ProcessSandbox } from "@agentq/core";
 
 let probed: Promise<ProcessSandbox> | undefined;
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
 import { startApiServer, type ApiServer, type StartApiServerOverrides } from "../../apps/api/src/server.ts";
-import { createPrismaClient, type PrismaClient } from "@agentq/core/store/create-prisma-client";
+import { createPrismaClient, type PrismaClient } from "@agentq/core";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
 

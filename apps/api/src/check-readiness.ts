@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
-import { sqlPoolOf, type PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { selectOne } from "@agentq/core/store/statements/readiness-statements";
+import { pingDatabase, type PrismaClient } from "@agentq/core";
 import { checkEvictionPolicy, type EvictionPolicyCheck } from "@agentq/queue";
 import type { Dependency } from "./http/dependency-outage.ts";
 
@@ -44,10 +43,7 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
 
 /** SELECT 1 on Postgres and PING on Redis, in parallel, each bounded by `timeoutMs`. */
 function checkReachability(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<[DependencyCheck, DependencyCheck]> {
-  return Promise.all([
-    timed(dependencies.timeoutMs, () => selectOne(sqlPoolOf(dependencies.prisma))),
-    timed(dependencies.timeoutMs, () => dependencies.redis.ping()),
-  ]);
+  return Promise.all([timed(dependencies.timeoutMs, () => pingDatabase(dependencies.prisma)), timed(dependencies.timeoutMs, () => dependencies.redis.ping())]);
 }
 
 /** Readiness' view of Redis' eviction policy: only an evicting Redis fails. */

@@ -1,5 +1,4 @@
-import { sqlPoolOf, type PrismaClient } from "@agentq/core/store/create-prisma-client";
-import { selectRunStillUnheld, selectRunsToReconcile } from "@agentq/core/store/statements/reconcile-statements";
+import { findRunsToReconcile, isRunStillUnheld, type PrismaClient } from "@agentq/core";
 import type { RunQueue } from "@agentq/queue";
 
 export interface ReconcileOptions {
@@ -20,22 +19,17 @@ export interface ReconcileOptions {
 export async function reconcileRuns(
   options: ReconcileOptions,
 ): Promise<{ scheduled: string[]; samples: { id: string; status: string; leaseExpired: boolean }[] }> {
-  const rows = await selectRunsToReconcile(sqlPoolOf(options.prisma), { graceSeconds: options.graceMs / 1000, limit: options.limit ?? 500 });
+  const runs = await findRunsToReconcile(options.prisma, { graceMs: options.graceMs, limit: options.limit ?? 500 });
   const scheduled: string[] = [];
   const samples: { id: string; status: string; leaseExpired: boolean }[] = [];
-  for (const row of rows) {
-    const generation = { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version };
+  for (const run of runs) {
     // The rows were read once, and checking each in Redis takes time: a run may have been taken,
     // run and parked (its job completed and removed) since. Only a run still in the state read is
     // re-enqueued; otherwise the sweep would add a useless job for it.
-    const result = await options.runQueue.ensureScheduled(row.id, generation, () => stillNeedsJob(options.prisma, row.id, generation));
+    const result = await options.runQueue.ensureScheduled(run.id, run.generation, () => isRunStillUnheld(options.prisma, run.id, run.generation));
     if (result !== "scheduled") continue;
-    scheduled.push(row.id);
-    if (samples.length < 5) samples.push({ id: row.id, status: row.status, leaseExpired: row.lease_expires_at !== null });
+    scheduled.push(run.id);
+    if (samples.length < 5) samples.push({ id: run.id, status: run.status, leaseExpired: run.leaseExpired });
   }
   return { scheduled, samples };
-}
-
-async function stillNeedsJob(prisma: PrismaClient, runId: string, generation: { lastEventSeq: number; leaseVersion: number }): Promise<boolean> {
-  return (await selectRunStillUnheld(sqlPoolOf(prisma), { runId, ...generation })) !== undefined;
 }

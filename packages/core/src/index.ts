@@ -13,6 +13,7 @@ export { isTerminal, RunStatus } from "./runs/run-status.ts";
 export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, type RunLease } from "./runs/run-lease.ts";
 export { executeRun, type ExecuteRunInput } from "./runs/loop/execute-run.ts";
 export { failRunWithoutLease } from "./runs/fail-run-without-lease.ts";
+export { findRunsToReconcile, isRunStillUnheld, type RunToReconcile } from "./runs/runs-to-reconcile.ts";
 export { RunAbort, type RunAbortReason } from "./runs/run-abort.ts";
 export type { RunOutcome } from "./runs/run-outcome.ts";
 export type { RunError } from "./runs/run-error.ts";
@@ -66,3 +67,4 @@ export { type Clock, systemClock } from "./clock.ts";
 // The store: the Prisma client (with its pg pool) and the secrets the deployment generates once.
 export { createPrismaClient, Prisma, type PrismaClient } from "./store/create-prisma-client.ts";
 export { resolveApprovalSecret } from "./store/system-secret.ts";
+export { pingDatabase } from "./store/ping-database.ts";

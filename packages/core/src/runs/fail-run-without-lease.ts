@@ -1,7 +1,8 @@
 import type { RunEventRecord } from "../events/run-event.ts";
 import { sqlPoolOf } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
-import { inSqlTransaction, queryRows } from "../store/sql-pool.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import { lockRunLeaseVersion } from "../store/statements/run-lock-statements.ts";
 import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import type { RunError } from "./run-error.ts";
 import type { RunLease } from "./run-lease.ts";
@@ -27,7 +28,7 @@ export async function failRunWithoutLease(
   const now = dependencies.clock();
   const fail = (fence: { leaseVersion: number } | { expectedStatuses: RunStatus[] }) =>
     inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
-      const [locked] = await queryRows<{ lease_version: number }>(client, "SELECT lease_version FROM runs WHERE id = $1 FOR UPDATE", [runId]);
+      const locked = await lockRunLeaseVersion(client, runId);
       if (!locked) return null;
       const change = emptyStatementChange(runId, "leaseVersion" in fence ? fence.leaseVersion : locked.lease_version);
       if ("expectedStatuses" in fence) change.expectedStatuses = fence.expectedStatuses;

@@ -31,15 +31,6 @@ async function runStatement(runner: SqlRunner, statement: string | PreparedSql, 
 }
 
 /**
- * The rows of one parameterized statement, unchecked: `Row` is the caller's word. Statements live in
- * `store/statements/` and read their rows with `queryParsed`; this is left for the last caller not
- * moved yet (runs/fail-run-without-lease.ts, whose statement is `lockRunLeaseVersion`).
- */
-export async function queryRows<Row>(runner: SqlRunner, statement: string | PreparedSql, values: readonly unknown[] = []): Promise<Row[]> {
-  return (await runStatement(runner, statement, values)).rows as Row[];
-}
-
-/**
  * The rows of one parameterized statement, each parsed by `row` (a zod object schema of its columns):
  * a column renamed, missing or of another type fails here, naming the statement and the column,
  * rather than as an undefined far from the query. Unknown columns are dropped. The hot path can afford
