@@ -172,6 +172,7 @@ describe("the store's SQL statements", () => {
       const state = await selectRunLeaseState(pool, runId);
       expect(state?.status).toBe("running");
       expect(state?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now());
+      expect(state?.lease_held).toBe(true);
       expect(await selectRunLeaseState(pool, "run_missing")).toBeUndefined();
     });
 
@@ -180,7 +181,7 @@ describe("the store's SQL statements", () => {
       const version = await take(runId);
       expect(await clearRunLease(pool, { runId, leaseVersion: version - 1 })).toBe(0);
       expect(await clearRunLease(pool, { runId, leaseVersion: version })).toBe(1);
-      expect((await selectRunLeaseState(pool, runId))?.lease_expires_at).toBeNull();
+      expect(await selectRunLeaseState(pool, runId)).toMatchObject({ lease_expires_at: null, lease_held: false });
     });
 
     it("extendRunLeases renews the leases still held by their owner and version, with their cancel flag", async () => {

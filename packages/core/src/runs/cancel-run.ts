@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { RunEventRecord } from "../events/run-event.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
-import { generateId } from "../ids.ts";
+import type { GenerateId } from "../ids.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { lockRunForCancel } from "../store/statements/run-lock-statements.ts";
 import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
@@ -25,7 +25,12 @@ export interface CancelOutcome {
  * creation, which is on the path every run starts from; the finish is the worker's own one-statement
  * commit (store/run-statement.ts), fenced by the lease version read under the run's lock.
  */
-export async function cancelRunInTransaction(client: pg.PoolClient, runId: string, now: Date, reason: string): Promise<CancelOutcome> {
+export async function cancelRunInTransaction(
+  client: pg.PoolClient,
+  runId: string,
+  options: { now: Date; reason: string; generateId: GenerateId },
+): Promise<CancelOutcome> {
+  const { now, reason, generateId } = options;
   // The run, locked: a decision on one of its approvals or a worker's commit waits for the cancel.
   const run = await lockRunForCancel(client, runId);
   if (!run) throw new NotFoundError("run", { run_id: runId });

@@ -67,7 +67,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
 
     const events: CreateRunResult["events"] = [];
     const cancelRequested: string[] = [];
-    if (input.multitask === "interrupt") await interruptActiveRuns(client, input.chatId, now, events, cancelRequested);
+    if (input.multitask === "interrupt") await interruptActiveRuns(client, input.chatId, { now, generateId: dependencies.generateId }, events, cancelRequested);
 
     const runId = dependencies.generateId("run");
     const outcome = await insertQueuedRun(client, {
@@ -97,13 +97,13 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
 async function interruptActiveRuns(
   client: pg.PoolClient,
   chatId: string,
-  now: Date,
+  options: { now: Date; generateId: GenerateId },
   events: CreateRunResult["events"],
   cancelRequested: string[],
 ): Promise<void> {
   const active = await selectRunsOfChatInStatuses(client, { chatId, statuses: ACTIVE_STATUSES });
   for (const run of active) {
-    const cancelled = await cancelRunInTransaction(client, run.id, now, "interrupted by a newer run of the chat");
+    const cancelled = await cancelRunInTransaction(client, run.id, { ...options, reason: "interrupted by a newer run of the chat" });
     if (cancelled.events.length > 0) events.push({ runId: run.id, events: cancelled.events });
     if (!cancelled.finishedNow) cancelRequested.push(run.id);
   }

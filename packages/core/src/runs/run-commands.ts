@@ -59,7 +59,9 @@ export async function cancelRun(
 ): Promise<{ status: RunStatus; finishedNow: boolean }> {
   const { prisma, afterCommit } = dependencies;
   const run = await requireOwnRun(prisma, input.userId, input.runId);
-  const outcome = await inSqlTransaction(sqlPoolOf(prisma), (client) => cancelRunInTransaction(client, run.id, dependencies.clock(), input.reason));
+  const outcome = await inSqlTransaction(sqlPoolOf(prisma), (client) =>
+    cancelRunInTransaction(client, run.id, { now: dependencies.clock(), reason: input.reason, generateId: dependencies.generateId }),
+  );
   if (outcome.finishedNow) {
     afterCommit.publish(run.id, outcome.events);
     await scheduleNextRunOfChat({ prisma, scheduler: afterCommit, logger: dependencies.logger }, run.chatId);

@@ -45,7 +45,7 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
   }
   const run = await selectRunLeaseState(pool, input.runId);
   if (!run || isTerminal(run.status) || isParked(run.status)) return { kind: "not_executable", status: run?.status ?? null };
-  if (run.lease_expires_at && run.lease_expires_at.getTime() > Date.now()) return { kind: "lease_held", retryAt: run.lease_expires_at };
+  if (run.lease_held && run.lease_expires_at) return { kind: "lease_held", retryAt: run.lease_expires_at };
   return { kind: "blocked" };
 }
 

@@ -42,6 +42,8 @@ export interface RunLoopDependencies {
   scheduler: RunScheduler;
   clock: Clock;
   generateId: GenerateId;
+  /** Ids that are also capabilities (approval ids). Default: `generateSecretId`, 256 random bits. */
+  generateSecretId?: GenerateId;
   logger: LoopLogger;
   /** Key that seals approval records (APPROVAL_SECRET, or the one generated and stored once). */
   approvalSecret: string;

@@ -29,7 +29,7 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
       const targetPath = request.tool.targetPath?.(request.args) ?? null;
       const targetRevision = workspace && targetPath ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null) : null;
       const fields = {
-        id: generateSecretId("apr"),
+        id: (execution.dependencies.generateSecretId ?? generateSecretId)("apr"),
         runId: run.id,
         chatId: run.chatId,
         userId: run.userId,

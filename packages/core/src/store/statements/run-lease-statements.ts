@@ -49,11 +49,21 @@ export async function takeRunLease(
   return row;
 }
 
-const leaseStateRow = z.object({ status: z.enum(RunStatus), lease_expires_at: z.date().nullable() });
+const leaseStateRow = z.object({
+  status: z.enum(RunStatus),
+  lease_expires_at: z.date().nullable(),
+  /** The expiry compared with the database's clock, which set it. */
+  lease_held: z.boolean(),
+});
 
 /** The run's status and lease expiry (why a take was refused); no row: no such run. */
 export async function selectRunLeaseState(runner: SqlRunner, runId: string): Promise<z.output<typeof leaseStateRow> | undefined> {
-  const [row] = await queryParsed(runner, "SELECT status::text AS status, lease_expires_at FROM runs WHERE id = $1", [runId], leaseStateRow);
+  const [row] = await queryParsed(
+    runner,
+    "SELECT status::text AS status, lease_expires_at, COALESCE(lease_expires_at > now(), false) AS lease_held FROM runs WHERE id = $1",
+    [runId],
+    leaseStateRow,
+  );
   return row;
 }
 
