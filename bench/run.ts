@@ -4,7 +4,7 @@
 // override the defaults.
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing";
-import { committedTransactions, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
+import { committedTransactions, cpuPerRun, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -69,6 +69,7 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
   const latencies: number[] = [];
   let failed = 0;
   const transactionsBefore = await committedTransactions(stack);
+  const cpu = cpuPerRun(stack);
   const started = performance.now();
   await pool(RUNS, CONCURRENCY, async (index) => {
     const begin = performance.now();
@@ -91,6 +92,7 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
     if (final.status !== "completed") failed += 1;
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
+  const cpuMsPerRun = cpu(RUNS);
   const transactions = (await committedTransactions(stack)) - transactionsBefore;
   socket.close();
   latencies.sort((a, b) => a - b);
@@ -107,6 +109,8 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
     postgres_transactions_per_run: round(transactions / RUNS),
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
+    // CPU per run of each process (Postgres: all its processes): less noisy than runs/s on a shared machine.
+    cpu_ms_per_run: cpuMsPerRun,
   };
 }
 
@@ -136,6 +140,7 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
       }
     },
   });
+  const cpu = cpuPerRun(stack);
   const started = performance.now();
   await pool(RUNS, CONCURRENCY, async (index) => {
     const input = scenarioInput([
@@ -150,6 +155,7 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
     });
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
+  const cpuMsPerRun = cpu(RUNS);
   socket.close();
   resumeLatencies.sort((a, b) => a - b);
   return {
@@ -161,6 +167,7 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
     resume_latency_ms: { p50: round(percentile(resumeLatencies, 0.5)), p99: round(percentile(resumeLatencies, 0.99)) },
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
+    cpu_ms_per_run: cpuMsPerRun,
   };
 }
 

@@ -3,7 +3,7 @@
 // Everything on 127.0.0.1; everything it creates (database, Redis keys, workspaces) is removed by close().
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -149,6 +149,52 @@ export function peakRssMb(child: ChildProcess): number | null {
   } catch {
     return null;
   }
+}
+
+/** CPU time (user + system) a process has used so far, in ms; null once it is gone. */
+export function cpuMs(pid: number | undefined): number | null {
+  try {
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat times, is 100 on every common architecture. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time used so far by every Postgres server process of the machine (all databases), in ms. */
+export function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+    } catch {
+      continue;
+    }
+    total += cpuMs(Number(entry)) ?? 0;
+  }
+  return total;
+}
+
+/** CPU used per run by each part of the stack over a workload: take a reading before, call it after. */
+export function cpuPerRun(stack: Pick<LocalStack, "api" | "worker">): (runs: number) => Record<string, number> {
+  const before = { api: cpuMs(stack.api.pid) ?? 0, worker: cpuMs(stack.worker.pid) ?? 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
+  return (runs) => {
+    const bench = process.cpuUsage(before.bench);
+    const perRun = (used: number) => Math.round((used / runs) * 100) / 100;
+    return {
+      api: perRun((cpuMs(stack.api.pid) ?? 0) - before.api),
+      worker: perRun((cpuMs(stack.worker.pid) ?? 0) - before.worker),
+      postgres: perRun(postgresCpuMs() - before.postgres),
+      // This process: the client and the fake model provider.
+      bench_and_model: perRun((bench.user + bench.system) / 1000),
+    };
+  };
 }
 
 /** Committed transactions of the bench database so far (pg_stat_database). */

@@ -225,4 +225,37 @@ describe("the run loop in-process", () => {
     expect(events.filter((event) => event.type === "guard.triggered").map((event) => event.data)).toEqual([{ guard: "promised_action", round: 1 }]);
     expect(requests[1]!.messages.at(-1)).toMatchObject({ role: "user", content: expect.stringContaining("did not call a tool") });
   });
+
+  it("the file-read rule across executions: a read commits with its result, so an edit after a resume is allowed and an unread file's overwrite is not", async () => {
+    await writeFile(path.join(workspace.rootPath, "ledger.md"), "draft one");
+    await writeFile(path.join(workspace.rootPath, "unread.md"), "keep me");
+    const { runId, outcome } = await run([
+      {
+        toolCalls: [
+          { name: "read_file", arguments: { path: "ledger.md" } },
+          { name: "send_report", arguments: {} },
+        ],
+      },
+    ]);
+    expect(outcome).toEqual({ kind: "lease_lost" });
+    expect(await loop.prisma.runFileRead.count({ where: { runId, path: "ledger.md" } })).toBe(1);
+    // The read tainted the run: both writes pause, and are allowed; the resumed execution checks the ledger.
+    loop.model.enqueue(
+      {
+        toolCalls: [
+          { name: "edit_file", arguments: { path: "ledger.md", old_text: "one", new_text: "two" } },
+          { name: "write_file", arguments: { path: "unread.md", content: "overwritten" } },
+        ],
+      },
+      { text: "edited" },
+    );
+    expect((await loop.execute(runId)).kind).toBe("parked");
+    for (const approval of await loop.prisma.approval.findMany({ where: { runId } })) await loop.decide(approval.id, "allow_task");
+    expect(await loop.execute(runId)).toEqual({ kind: "completed", output: "edited" });
+    const results = (await loop.events(runId)).filter((event) => event.type === "tool.completed").map((event) => event.data);
+    expect(results.find((result) => result.tool === "edit_file")).toMatchObject({ ok: true });
+    expect(results.find((result) => result.tool === "write_file")).toMatchObject({ ok: false, error: expect.stringContaining("you have not read it") });
+    expect(await readFile(path.join(workspace.rootPath, "ledger.md"), "utf8")).toBe("draft two");
+    expect(await readFile(path.join(workspace.rootPath, "unread.md"), "utf8")).toBe("keep me");
+  });
 });

@@ -8,10 +8,10 @@ import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
 import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
-import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
+import { commitRunStatement, emptyStatementChange, stageFileRead } from "../packages/core/src/store/run-statement.ts";
 import { inSqlTransaction, queryParsed, SqlRowError } from "../packages/core/src/store/sql-pool.ts";
 import { lockRunOfApproval, selectApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
-import { selectLastFileRead, upsertFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
+import { selectLastFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
 import { lockJobStartsOfUser } from "../packages/core/src/store/statements/job-statements.ts";
 import { selectOne } from "../packages/core/src/store/statements/readiness-statements.ts";
 import { selectRunStillUnheld, selectRunsToReconcile } from "../packages/core/src/store/statements/reconcile-statements.ts";
@@ -384,15 +384,6 @@ describe("the store's SQL statements", () => {
       expect(await selectUserByTokenHash(pool, hashApiToken("not-a-token"))).toBeUndefined();
     });
 
-    it("upsertFileRead records a read and replaces it with the next; selectLastFileRead reads it back", async () => {
-      const runId = await queuedRun(await newChat());
-      const file = { runId, workspaceId: workspace.id, path: "notes.txt" };
-      expect(await selectLastFileRead(pool, file)).toBeUndefined();
-      await upsertFileRead(pool, { ...file, revision: "rev-1" });
-      await upsertFileRead(pool, { ...file, revision: "rev-2" });
-      expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-2" });
-    });
-
     it("insertSystemSecretIfAbsent stores the first value only", async () => {
       expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "first" })).toBe(1);
       expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "second" })).toBe(0);
@@ -456,6 +447,46 @@ describe("the store's SQL statements", () => {
       expect(committed?.run).toEqual({ id: runId, status: "running", cancelRequested: false, lastEventSeq: 2, leaseVersion: version });
       expect(committed?.events.map((event) => event.seq)).toEqual([2]);
       expect(await commitRunStatement(pool, emptyStatementChange(runId, version - 1), new Date())).toBeNull();
+    });
+
+    it("commitRunStatement upserts the staged file reads with the step, and none under a stale lease version", async () => {
+      const runId = await queuedRun(await newChat(workspace.id));
+      const version = await take(runId);
+      const file = { runId, workspaceId: workspace.id, path: "notes.txt" };
+      const stale = emptyStatementChange(runId, version - 1);
+      stageFileRead(stale, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-0" });
+      expect(await commitRunStatement(pool, stale, new Date())).toBeNull();
+      expect(await selectLastFileRead(pool, file)).toBeUndefined();
+      const first = emptyStatementChange(runId, version);
+      stageFileRead(first, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-1" });
+      stageFileRead(first, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-2" });
+      expect(first.fileReads).toHaveLength(1);
+      await commitRunStatement(pool, first, new Date());
+      expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-2" });
+      const next = emptyStatementChange(runId, version);
+      stageFileRead(next, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-3" });
+      await commitRunStatement(pool, next, new Date());
+      expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-3" });
+    });
+
+    it("commitRunStatement's finish names the chat's oldest queued run, and nothing before a finish or when none is queued", async () => {
+      const chatId = await newChat();
+      const [first, second] = [await queuedRun(chatId), await queuedRun(chatId)];
+      await queuedRun(chatId);
+      const finishOf = async (runId: string) => {
+        const version = await take(runId);
+        const step = emptyStatementChange(runId, version);
+        step.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+        expect((await commitRunStatement(pool, step, new Date()))?.nextRunOfChat).toBeNull();
+        const finish = emptyStatementChange(runId, version);
+        finish.status = RunStatus.completed;
+        finish.finish = { output: "done", errorCode: null, errorMessage: null };
+        return (await commitRunStatement(pool, finish, new Date()))?.nextRunOfChat;
+      };
+      const secondRow = await prisma.run.findUniqueOrThrow({ where: { id: second } });
+      expect(await finishOf(first)).toEqual({ id: second, generation: { lastEventSeq: secondRow.lastEventSeq, leaseVersion: secondRow.leaseVersion } });
+      const alone = await queuedRun(await newChat());
+      expect(await finishOf(alone)).toBeNull();
     });
 
     it("queryParsed refuses a row whose columns do not match the schema, naming the statement and the column", async () => {

@@ -49,6 +49,13 @@ export interface StatementToolCallUpdate {
   effects?: string[];
 }
 
+/** A file revision the run has read (or written), for the revision rule of later edits (the file-read ledger). */
+export interface StatementFileRead {
+  workspaceId: string;
+  path: string;
+  revision: string;
+}
+
 /** A sealed approval record written with the park (see policy/approval-seal.ts for what the seal binds). */
 export interface StatementApprovalInsert extends SealedApprovalFields {
   toolCallRowId: string;
@@ -93,6 +100,8 @@ export interface RunStatementChange {
   approvals: StatementApprovalInsert[];
   approvalDecisions: StatementApprovalDecision[];
   grants: StatementGrantInsert[];
+  /** Upserted into the run's file-read ledger; at most one per workspace and path (see stageFileRead). */
+  fileReads: StatementFileRead[];
   increments: { rounds: number; toolCalls: number; inputTokens: number; outputTokens: number };
   tainted: boolean;
   loopState: unknown;
@@ -124,6 +133,7 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
     approvals: [],
     approvalDecisions: [],
     grants: [],
+    fileReads: [],
     increments: { rounds: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0 },
     tainted: false,
     loopState: undefined,
@@ -232,8 +242,27 @@ grant_new AS (
   SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
     ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', input.now
   FROM run, input, jsonb_array_elements(input.c->'grants') AS g
+),
+file_read AS (
+  INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
+  SELECT run.id, f->>'workspace_id', f->>'path', f->>'revision', input.now
+  FROM run, input, jsonb_array_elements(input.c->'file_reads') AS f
+  ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
 )
-SELECT id, last_event_seq, status::text AS status, cancel_requested, lease_version, (SELECT count(*) FROM apr_decided)::int AS approvals_decided FROM run`,
+SELECT run.id, run.last_event_seq, run.status::text AS status, run.cancel_requested, run.lease_version,
+  (SELECT count(*) FROM apr_decided)::int AS approvals_decided,
+  -- A finish hands the chat on: its oldest queued run that nothing blocks once this one has ended
+  -- (this statement still sees the finishing run as active, so it is left out of the check).
+  CASE WHEN input.c ? 'finish' THEN (
+    SELECT json_build_object('id', n.id, 'last_event_seq', n.last_event_seq, 'lease_version', n.lease_version)
+    FROM runs AS n
+    WHERE n.chat_id = run.chat_id AND n.status = 'queued' AND n.id <> run.id
+      AND NOT EXISTS (
+        SELECT 1 FROM runs AS o
+        WHERE o.chat_id = n.chat_id AND o.id <> n.id AND o.id <> run.id
+          AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (n.created_at, n.id))))
+    ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
+FROM run, input`,
 );
 
 /** The run row the commit left (no row: the fence refused), and how many decisions found their approval pending. */
@@ -244,18 +273,23 @@ const committedRow = z.object({
   cancel_requested: z.boolean(),
   lease_version: z.number(),
   approvals_decided: z.number(),
+  next_run: z.object({ id: z.string(), last_event_seq: z.number(), lease_version: z.number() }).nullable(),
 });
+
+export interface CommittedChange {
+  run: CommittedRun;
+  events: RunEventRecord[];
+  approvalsDecided: number;
+  /** With a finish: the chat's oldest queued run that nothing blocks any more, to hand to a worker. */
+  nextRunOfChat: { id: string; generation: { lastEventSeq: number; leaseVersion: number } } | null;
+}
 
 /**
  * Commits a change in one statement. Returns null when the fence no longer matches (the run was
  * taken over): nothing was written. `approvalsDecided` counts the decisions that found their
  * approval still pending (a caller in a transaction rolls back when one did not).
  */
-export async function commitRunStatement(
-  runner: SqlRunner,
-  change: RunStatementChange,
-  now: Date,
-): Promise<{ run: CommittedRun; events: RunEventRecord[]; approvalsDecided: number } | null> {
+export async function commitRunStatement(runner: SqlRunner, change: RunStatementChange, now: Date): Promise<CommittedChange | null> {
   const payload: Record<string, unknown> = {
     run_id: change.runId,
     lease_version: change.leaseVersion,
@@ -322,6 +356,7 @@ export async function commitRunStatement(
     input_tokens: change.increments.inputTokens,
     output_tokens: change.increments.outputTokens,
     tainted: change.tainted,
+    file_reads: change.fileReads.map((read) => ({ workspace_id: read.workspaceId, path: read.path, revision: read.revision })),
   };
   if (change.loopState !== undefined) payload.loop_state = change.loopState;
   if (change.status !== undefined) payload.status = change.status;
@@ -338,6 +373,9 @@ export async function commitRunStatement(
     run: { id: row.id, status: row.status, cancelRequested: row.cancel_requested, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version },
     events: change.events.map((event, index) => ({ seq: firstSeq + index, type: event.type, at: now.toISOString(), data: event.data })),
     approvalsDecided: row.approvals_decided,
+    nextRunOfChat: row.next_run
+      ? { id: row.next_run.id, generation: { lastEventSeq: row.next_run.last_event_seq, leaseVersion: row.next_run.lease_version } }
+      : null,
   };
 }
 
@@ -358,6 +396,13 @@ export function stageToolCallUpdate(change: RunStatementChange, update: Statemen
   else change.toolCallUpdates.push({ ...update });
 }
 
+/** Stages a file read, replacing one of the same file staged earlier (a statement upserts a row once). */
+export function stageFileRead(change: RunStatementChange, read: StatementFileRead): void {
+  const index = change.fileReads.findIndex((staged) => staged.workspaceId === read.workspaceId && staged.path === read.path);
+  if (index >= 0) change.fileReads[index] = read;
+  else change.fileReads.push(read);
+}
+
 export function isEmptyStatementChange(change: RunStatementChange): boolean {
   return (
     change.events.length === 0 &&
@@ -367,6 +412,7 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.approvals.length === 0 &&
     change.approvalDecisions.length === 0 &&
     change.grants.length === 0 &&
+    change.fileReads.length === 0 &&
     change.loopState === undefined &&
     change.status === undefined &&
     change.releaseLease !== true &&

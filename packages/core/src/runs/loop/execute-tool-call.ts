@@ -1,5 +1,4 @@
 import { effectLabels } from "../../policy/effects.ts";
-import { createFileReadLedger } from "../../store/file-read-ledger.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import type { ToolDefinition, ToolResult } from "../../tools/tool-definition.ts";
 import { answerToolCall } from "./answer-tool-call.ts";
@@ -28,7 +27,7 @@ async function runTool(execution: RunExecution, tool: ToolDefinition, args: unkn
       userId: run.userId,
       workspace,
       signal: execution.input.signal,
-      fileReads: createFileReadLedger(execution.dependencies.prisma, run.id),
+      fileReads: execution.fileReads,
       settings: { webFetchAllow: settings.web_fetch_allow, processNetwork: settings.process_network },
     });
   } catch (error) {

@@ -5,7 +5,7 @@ import { stageOpenCallAnswers } from "../answer-open-tool-calls.ts";
 import type { RunError } from "../run-error.ts";
 import type { RunOutcome } from "../run-outcome.ts";
 import { RunStatus } from "../run-status.ts";
-import { scheduleNextRunOfChat } from "../schedule-next-run-of-chat.ts";
+import { scheduleRunOfChat } from "../schedule-next-run-of-chat.ts";
 import type { RunExecution } from "./run-execution.ts";
 
 export type FinishKind = "completed" | "failed" | "cancelled";
@@ -38,8 +38,7 @@ export async function finishExecution(execution: RunExecution, kind: FinishKind,
       change.finish = { output: detail.output ?? "", errorCode: null, errorMessage: null };
       change.events.push(...(detail.events ?? []), finalEvent);
     });
-    await execution.flush();
-    await scheduleNextRunOfChat(execution.dependencies, run.chatId);
+    await handOnChat(execution);
     return { kind: "completed", output: detail.output ?? "" };
   }
   // The cold path: what is staged goes first, then the calls still open (read under this worker's
@@ -65,8 +64,13 @@ export async function finishExecution(execution: RunExecution, kind: FinishKind,
     change.status = status;
     change.finish = { output: null, errorCode: detail.error?.code ?? null, errorMessage: detail.error?.message ?? null };
   });
-  await execution.flush();
-  await scheduleNextRunOfChat(execution.dependencies, run.chatId);
+  await handOnChat(execution);
   if (kind === "failed") return { kind: "failed", error: detail.error ?? { code: "internal_error", message: "the run failed" } };
   return { kind: "cancelled" };
+}
+
+/** Commits the finish; its statement names the chat's next run that nothing blocks any more, which goes to a worker. */
+async function handOnChat(execution: RunExecution): Promise<void> {
+  const committed = await execution.flush();
+  if (committed?.nextRunOfChat) await scheduleRunOfChat(execution.dependencies, committed.nextRunOfChat);
 }

@@ -1,6 +1,15 @@
 import type { ToolOfferContext } from "../../policy/offered-tools.ts";
 import { sqlPoolOf } from "../../store/create-prisma-client.ts";
-import { commitRunStatement, emptyStatementChange, isEmptyStatementChange, type RunStatementChange } from "../../store/run-statement.ts";
+import { createFileReadLedger } from "../../store/file-read-ledger.ts";
+import {
+  commitRunStatement,
+  emptyStatementChange,
+  isEmptyStatementChange,
+  type CommittedChange,
+  type RunStatementChange,
+  stageFileRead,
+} from "../../store/run-statement.ts";
+import type { FileReadLedger } from "../../tools/tool-definition.ts";
 import type { RunContext } from "../load-run-context.ts";
 import type { LoopState } from "../loop-state.ts";
 import { abortReasonOf } from "../run-abort.ts";
@@ -34,6 +43,8 @@ export class RunExecution {
   readonly offerContext: ToolOfferContext;
   /** Call ids already used in the chat: the normalizer renames a model's repeated id. */
   readonly usedCallIds: Set<string>;
+  /** The run's file reads for its tools; a tool's reads commit with its result. */
+  readonly fileReads: FileReadLedger;
   /** Committed with every flush. */
   loopState: LoopState;
   /** Mirrors run.cancel_requested as of the last commit. */
@@ -53,6 +64,7 @@ export class RunExecution {
     this.loopState = context.loopState;
     this.#cancelRequested = context.run.cancelRequested;
     this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
+    this.fileReads = createFileReadLedger(dependencies.prisma, context.run.id, (read) => this.stage((change) => stageFileRead(change, read)));
     const { run } = context;
     this.offerContext = {
       mode: run.mode,
@@ -75,11 +87,11 @@ export class RunExecution {
     apply(this.#staged);
   }
 
-  /** Commits what is staged under this worker's lease, then publishes its events. */
-  async flush(): Promise<void> {
+  /** Commits what is staged under this worker's lease, then publishes its events; returns what the commit reported. */
+  async flush(): Promise<CommittedChange | null> {
     const staged = this.#staged;
     this.#staged = null;
-    if (!staged || isEmptyStatementChange(staged)) return;
+    if (!staged || isEmptyStatementChange(staged)) return null;
     if (staged.loopState === undefined) staged.loopState = this.loopState;
     const result = await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
     if (!result) throw new LeaseLostError(this.runId);
@@ -89,6 +101,7 @@ export class RunExecution {
         this.dependencies.logger.warn({ run_id: this.runId, err: error }, "publishing run events failed; subscribers replay from Postgres");
       });
     }
+    return result;
   }
 
   /** Why the loop must stop now, if it must: checked before every model request and tool call. */
