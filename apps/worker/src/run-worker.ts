@@ -85,12 +85,20 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const commands = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-${workerId}` });
   const blocking = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-jobs-${workerId}` });
   const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-control-${workerId}` });
-  for (const connection of [commands, blocking, subscriber]) connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
+  // Every run publishes its events after each commit: one write per tick for all of them.
+  const eventConnection = createRedis({
+    url: config.redisUrl,
+    maxRetriesPerRequest: null,
+    connectionName: `agentq-worker-events-${workerId}`,
+    autoPipelining: true,
+  });
+  for (const connection of [commands, blocking, subscriber, eventConnection])
+    connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
   // Loading the tokenizer's ranks takes seconds: pay it at boot, not in a run's first round.
   warmUpTokenizer();
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
-  const publisher = createRedisRunEventPublisher(commands, config.queuePrefix);
+  const publisher = createRedisRunEventPublisher(eventConnection, config.queuePrefix);
   const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });
   const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
   const sandbox = await resolveSandbox(options, logger);
@@ -259,7 +267,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         clearTimeout(deadline);
         await subscriber.quit().catch(() => undefined);
         await runQueue.close().catch(() => undefined);
-        await Promise.all([commands.quit(), blocking.quit()].map((promise) => promise.catch(() => undefined)));
+        await Promise.all([commands.quit(), blocking.quit(), eventConnection.quit()].map((promise) => promise.catch(() => undefined)));
         clearInterval(heartbeat);
         await renewing;
         await leasePrisma.$disconnect();
