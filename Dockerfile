@@ -31,7 +31,7 @@ COPY --from=manifests /app ./
 RUN npm ci --omit=dev && npm cache clean --force
 COPY . .
 # Workspaces live on a volume every api and worker container mounts at this same path
-# (DESIGN.md, "Scale-out"). Created here, owned by the runtime user, so a fresh named volume
+# (docs/design.md, "Deploying on many hosts"). Created here, owned by the runtime user, so a fresh named volume
 # inherits that ownership.
 RUN mkdir -p /data/workspaces && chown node:node /data/workspaces
 ENV NODE_ENV=production \

@@ -1,5 +1,5 @@
 // `npm run migrate`: creates the database if needed and applies prisma/migrations, recording them in
-// `_prisma_migrations` as Prisma does (the Prisma CLI cannot run migrations offline: DESIGN.md,
+// `_prisma_migrations` as Prisma does (the Prisma CLI cannot run migrations offline: docs/design.md,
 // "Environment facts"). `npm start` runs this file before starting the services.
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -18,7 +18,7 @@ const tsxLoaderUrl = pathToFileURL(createRequire(import.meta.url).resolve("tsx")
 // How long a child may take to shut down after SIGTERM/SIGINT before it is killed with SIGKILL.
 // 30 s covers a graceful drain of the API's connections and the worker's in-flight round; killing
 // later is safe anyway, because a worker that dies at any instant leaves a resumable state in
-// Postgres (DESIGN.md, invariant 2).
+// Postgres (docs/design.md, invariant 2).
 const STOP_TIMEOUT_MS = 30_000;
 
 const MIGRATE_ENTRY = "scripts/migrate.ts";

@@ -1,5 +1,5 @@
 // A worker process killed (SIGKILL) at the worst instants: mid-stream, mid side-effecting tool,
-// mid read-only tool. Another worker continues from what Postgres says (DESIGN.md invariants 2, 3).
+// mid read-only tool. Another worker continues from what Postgres says (docs/design.md invariants 2, 3).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
@@ -97,7 +97,7 @@ describe("a worker killed mid-run", () => {
       expect(row).toMatchObject({ status: "completed", attempts: 1, ok: false });
       await expectWellFormedTranscript(stack, chatId);
 
-      // The killed worker's command died with it (the sandbox dies with its parent, DESIGN.md
+      // The killed worker's command died with it (the sandbox dies with its parent, docs/design.md
       // invariant 10), blocked before its effect: the effect happened no time at all, and the
       // call was never run a second time.
       await waitUntil("the killed worker's command gone", () => (gate.readers() === 0 ? true : undefined));

@@ -1,4 +1,4 @@
-// The reconciler (DESIGN.md invariant 1) and the worker's refusal to execute a run that is not
+// The reconciler (docs/design.md invariant 1) and the worker's refusal to execute a run that is not
 // executable now: a job of a parked or finished run, or of a run queued behind an earlier one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";

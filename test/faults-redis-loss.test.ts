@@ -1,4 +1,4 @@
-// Redis loses everything mid-run (DESIGN.md invariant 1): queue jobs, locks, everything. Postgres
+// Redis loses everything mid-run (docs/design.md invariant 1): queue jobs, locks, everything. Postgres
 // still knows every run, and the reconciler re-enqueues the ones without a live job, so every run
 // completes. Uses a private redis-server: FLUSHALL on the shared one would hit other test files.
 import { spawn, type ChildProcess } from "node:child_process";

@@ -1,6 +1,6 @@
 // A worker frozen (SIGSTOP) past its lease while it drives a run: another worker takes the run over
 // (the fencing version goes up); when the frozen one wakes, every write it tries is refused, so it
-// cannot corrupt the run (DESIGN.md invariant 2, run-lease.ts, store/run-statement.ts).
+// cannot corrupt the run (docs/design.md invariant 2, run-lease.ts, store/run-statement.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";

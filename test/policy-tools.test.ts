@@ -18,7 +18,7 @@ interface Switches {
   workspace: boolean;
 }
 
-/** What DESIGN.md/API.md say a run with these switches is offered (no admin-only tool ships yet). */
+/** What docs/design.md/API.md say a run with these switches is offered (no admin-only tool ships yet). */
 function expectedToolNames(switches: Switches): string[] {
   if (switches.mode === "guide") return [];
   return [

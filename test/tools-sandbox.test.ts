@@ -1,4 +1,4 @@
-// The process sandbox (issue 9, DESIGN.md invariant 10): from inside a command, each way to reach a
+// The process sandbox (issue 9, docs/design.md invariant 10): from inside a command, each way to reach a
 // secret, another workspace, the host's processes or services fails or shows nothing; limits hold;
 // the workspace still works. Real bubblewrap, real processes, a real worker with secrets in its
 // environment.

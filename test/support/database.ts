@@ -14,7 +14,7 @@ declare module "vitest" {
 
 /**
  * Server and credentials for test databases, pointing at the maintenance database `postgres`.
- * Default: the local server of DESIGN.md ("Environment facts"). Override with AGENTQ_TEST_DATABASE_URL.
+ * Default: the local server of docs/design.md ("Environment this is built and tested on"). Override with AGENTQ_TEST_DATABASE_URL.
  */
 export const ADMIN_DATABASE_URL = process.env.AGENTQ_TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 

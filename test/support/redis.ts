@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
 
-/** Default: the local server of DESIGN.md ("Environment facts"). Override with AGENTQ_TEST_REDIS_URL. */
+/** Default: the local server of docs/design.md ("Environment this is built and tested on"). Override with AGENTQ_TEST_REDIS_URL. */
 export const TEST_REDIS_URL = process.env.AGENTQ_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
 
 /** `agentq-test-<12 hex>`; a fixed-length random part, so no prefix is the start of another. */

@@ -1,5 +1,5 @@
 // `npm run start:api`: parse the environment, start the API, stop gracefully on SIGTERM/SIGINT.
-import { redactSecrets } from "@agentq/core";
+import { createLogger, describeStartupFailure } from "@agentq/core";
 import { parseApiConfig, type ApiConfig } from "./config.ts";
 import { startApiServer, type ApiServer } from "./server.ts";
 
@@ -15,7 +15,9 @@ let api: ApiServer;
 try {
   api = await startApiServer(config);
 } catch (error) {
-  console.error(`the API failed to start: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+  // One JSON line, like every other log line, naming the setting to check.
+  const failure = describeStartupFailure(error, config);
+  createLogger({ level: config.logLevel, name: "agentq-api" }).fatal({ variables: failure.variables }, `the API failed to start: ${failure.message}`);
   process.exit(1);
 }
 

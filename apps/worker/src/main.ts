@@ -1,6 +1,6 @@
-import { createLogger } from "@agentq/core";
+import { createLogger, describeStartupFailure } from "@agentq/core";
 import { parseWorkerConfig, type WorkerConfig } from "./config.ts";
-import { startRunWorker } from "./run-worker.ts";
+import { type RunWorker, startRunWorker } from "./run-worker.ts";
 
 /** `npm run start:worker`: one worker process. SIGTERM/SIGINT stop it gracefully. */
 async function main(): Promise<void> {
@@ -12,7 +12,14 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const logger = createLogger({ level: config.logLevel, name: "agentq-worker" });
-  const worker = await startRunWorker({ config, logger, processEnvironment: process.env });
+  let worker: RunWorker;
+  try {
+    worker = await startRunWorker({ config, logger, processEnvironment: process.env });
+  } catch (error) {
+    const failure = describeStartupFailure(error, config);
+    logger.fatal({ variables: failure.variables }, `the worker failed to start: ${failure.message}`);
+    process.exit(1);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

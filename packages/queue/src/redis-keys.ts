@@ -1,5 +1,5 @@
 /**
- * Every Redis key and channel agentq creates carries the QUEUE_PREFIX (DESIGN.md, "Scale-out"), so
+ * Every Redis key and channel agentq creates carries the QUEUE_PREFIX (docs/design.md, "Deploying on many hosts"), so
  * several deployments can share one Redis.
  */
 export function runChannel(prefix: string, runId: string): string {

@@ -29,7 +29,7 @@ describe("createModelRouter", () => {
     })();
     expect(error).toBeInstanceOf(ModelProviderError);
     expect((error as ModelProviderError).code).toBe("model_provider_not_configured");
-    expect((error as ModelProviderError).message).toContain("Anthropic API key");
+    expect((error as ModelProviderError).message).toContain("set ANTHROPIC_API_KEY");
     expect((error as ModelProviderError).retryable).toBe(false);
     expect(withoutKey.resolve("llama3.1").model).toBe("llama3.1");
   });

@@ -47,11 +47,14 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
         if (model === "") throw new InvalidRequestError(`the model name "${modelName}" names no Anthropic model; use anthropic/<model>`, { field: "model" });
         const apiKey = options.anthropic?.apiKey;
         if (!apiKey) {
-          throw new ModelProviderError(`the model "${name}" needs an Anthropic API key, and none is configured`, {
-            retryable: false,
-            code: "model_provider_not_configured",
-            details: { provider: "anthropic", model },
-          });
+          throw new ModelProviderError(
+            `the model "${name}" needs an Anthropic API key, and none is configured: set ANTHROPIC_API_KEY for the API and the workers`,
+            {
+              retryable: false,
+              code: "model_provider_not_configured",
+              details: { provider: "anthropic", model },
+            },
+          );
         }
         anthropicClient ??= createAnthropicModelClient({ ...options.anthropic, apiKey });
         return { client: anthropicClient, model, contextWindow: lookupContextWindow(name) };

@@ -2,7 +2,7 @@ import type { AgentSettings } from "../settings/agent-settings.ts";
 import { TOOL_FAMILY_FLAGS } from "../settings/agent-settings.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 
-/** Everything that decides which tools a run may use (DESIGN.md, "Policy in one paragraph"). */
+/** Everything that decides which tools a run may use (docs/design.md, "Policy"). */
 export interface ToolOfferContext {
   mode: "agent" | "guide";
   allowBash: boolean;

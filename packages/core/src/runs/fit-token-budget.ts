@@ -10,7 +10,7 @@ import {
   type CountTokens,
 } from "../models/count-tokens.ts";
 
-/** `agent_input_token_budget` 6000 is the sentinel for "scale to the model's context window" (DESIGN.md). */
+/** `agent_input_token_budget` 6000 is the sentinel for "scale to the model's context window" (docs/design.md). */
 export const INPUT_TOKEN_BUDGET_SENTINEL = 6000;
 /**
  * Share of the context window the input may use when scaled. Default 0.75: the rest is room for

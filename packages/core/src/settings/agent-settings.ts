@@ -9,7 +9,7 @@ interface NumericSetting {
   max: number;
 }
 
-/** Numeric settings (DESIGN.md, "Loop guards"). Values outside the range are clamped, not refused. */
+/** Numeric settings (docs/design.md, "Loop guards"). Values outside the range are clamped, not refused. */
 export const NUMERIC_SETTINGS = {
   agent_max_rounds: { default: 20, min: 1, max: 200 },
   /** 0 = no ceiling. */

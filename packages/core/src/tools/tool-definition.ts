@@ -1,6 +1,6 @@
 import type { z } from "zod";
 
-/** What a tool can do to the world (DESIGN.md, "Policy in one paragraph"). */
+/** What a tool can do to the world (docs/design.md, "Policy"). */
 export const EFFECTS = ["read", "write", "process", "network", "admin", "mcp"] as const;
 export type Effect = (typeof EFFECTS)[number];
 

@@ -11,7 +11,7 @@ import { errnoCode } from "./resolve-workspace-path.ts";
  * `/proc/self/fd/<fd>` to the very directory that descriptor holds, whatever has happened to its
  * path since, and `O_NOFOLLOW` refuses `<name>` if it is a link. Starting from the workspace root
  * (whose descriptor is checked to be the expected real path), a path is walked one component at a
- * time, so every byte read or written is beneath the root. Linux only (DESIGN.md: the worker runs
+ * time, so every byte read or written is beneath the root. Linux only (docs/design.md: the worker runs
  * on Linux); `/proc` must be mounted.
  */
 

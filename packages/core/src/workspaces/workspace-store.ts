@@ -6,7 +6,7 @@ import type { Db } from "../store/create-prisma-client.ts";
 
 /**
  * Workspaces as users see them. Every query is scoped by the owner's id: someone else's
- * workspace is indistinguishable from a missing one (DESIGN.md, invariant 7).
+ * workspace is indistinguishable from a missing one (docs/design.md, invariant 7).
  */
 
 export interface WorkspaceSummary {

@@ -22,7 +22,7 @@ export interface ApplyMigrationsOptions {
   logger?: MigrationLogger;
   /**
    * Create the database when it does not exist. Default true: a fresh machine needs nothing but
-   * `npm run migrate` (DESIGN.md, "Environment facts").
+   * `npm run migrate` (docs/design.md, "Environment this is built and tested on").
    */
   createDatabase?: boolean;
   /**

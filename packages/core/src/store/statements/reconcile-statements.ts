@@ -3,7 +3,7 @@ import { RunStatus } from "../generated/enums.ts";
 import { queryParsed, type SqlRunner } from "../sql-pool.ts";
 import { NOTHING_AHEAD_IN_CHAT } from "./run-lease-statements.ts";
 
-// The reconciler (apps/worker/src/reconcile-runs.ts, DESIGN.md invariant 1): runs that Postgres says
+// The reconciler (apps/worker/src/reconcile-runs.ts, docs/design.md invariant 1): runs that Postgres says
 // should be executing and that nobody holds.
 
 const runToReconcileRow = z.object({

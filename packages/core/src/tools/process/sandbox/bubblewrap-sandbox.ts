@@ -44,7 +44,7 @@ export interface SystemBindings {
 }
 
 /**
- * Every command in bubblewrap (DESIGN.md invariant 10): new user, pid, ipc, uts, cgroup and network
+ * Every command in bubblewrap (docs/design.md invariant 10): new user, pid, ipc, uts, cgroup and network
  * namespaces (the network shared only when asked), dies with the worker, its own session (no
  * TIOCSTI), no capabilities; an empty environment for bwrap itself and `--clearenv` plus the allowed
  * variables for the command; the system read-only, a fresh /proc and /dev, a private capped /tmp,

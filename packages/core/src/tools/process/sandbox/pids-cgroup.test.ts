@@ -23,7 +23,7 @@ function deadPid(): number {
 describe("openPidsCgroupRoot", () => {
   it("removes the cgroups a dead process of this pid namespace left, and no other", async () => {
     const first = await openPidsCgroupRoot(NAME);
-    // The project's machines and CI have one (DESIGN.md: cgroups v1); a host without it fails here, saying why.
+    // The project's machines and CI have one (docs/design.md: cgroups v1); a host without it fails here, saying why.
     if (first.root === undefined) throw new Error(`this test needs a writable pids cgroup: ${first.reason}`);
     directory = first.root.directory;
     const namespace = /\[(\d+)\]/.exec(await readlink("/proc/self/ns/pid"))?.[1];

@@ -3,7 +3,7 @@ import type { Readable } from "node:stream";
 
 /**
  * The contract between the process tools (`run_command`, background jobs) and the sandbox that
- * confines them (DESIGN.md invariant 10, API.md "Process tools, the sandbox and background jobs").
+ * confines them (docs/design.md invariant 10, API.md "Process tools, the sandbox and background jobs").
  * A tool never spawns a shell itself: it asks the sandbox to start the command, and the sandbox
  * spawns it with an argv array and exactly the environment it should have.
  */
