@@ -50,7 +50,13 @@ export interface LoopHarness {
   close(): Promise<void>;
 }
 
-export async function startLoopHarness(options: { extraTools?: ToolDefinition[] } = {}): Promise<LoopHarness> {
+export interface LoopHarnessOptions {
+  extraTools?: ToolDefinition[];
+  /** Resolves model names; default: every name is the harness's scripted model. */
+  models?: RunLoopDependencies["models"];
+}
+
+export async function startLoopHarness(options: LoopHarnessOptions = {}): Promise<LoopHarness> {
   const database: TestDatabase = await createTestDatabase();
   const prisma = createPrismaClient({ databaseUrl: database.url, poolSize: 4 });
   const workspacesRoot = await mkdtemp(path.join(tmpdir(), "agentq-loop-"));
@@ -61,7 +67,7 @@ export async function startLoopHarness(options: { extraTools?: ToolDefinition[] 
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
-    models: { resolve: (name) => ({ client: model, model: name, contextWindow: 128_000 }) },
+    models: options.models ?? { resolve: (name) => ({ client: model, model: name, contextWindow: 128_000 }) },
     // No sandbox in-process: the process tools are the cross-process tests' business.
     tools: createToolRegistry([...createAgentqTools({ toolEnvironment: {}, searxngUrl: undefined, sandbox: null }), ...(options.extraTools ?? [])]),
     scheduler: { schedule: async (runId) => void scheduled.push(runId) },

@@ -3,6 +3,7 @@ import { ModelProviderError } from "./model-errors.ts";
 import { InvalidRequestError } from "../errors/agentq-error.ts";
 import { createAnthropicModelClient, type AnthropicModelClientOptions } from "./anthropic/anthropic-model-client.ts";
 import { contextWindowFor } from "./context-window.ts";
+import { createDemoModelClient, DEMO_MODEL_NAME } from "./demo/demo-model-client.ts";
 import { createOpenAIModelClient, type OpenAIModelClientOptions } from "./openai/openai-model-client.ts";
 
 export interface ModelRouterOptions {
@@ -10,6 +11,8 @@ export interface ModelRouterOptions {
   openai: OpenAIModelClientOptions;
   /** Anthropic; without an `apiKey`, `anthropic/...` models fail to resolve with a clear error. */
   anthropic?: Omit<AnthropicModelClientOptions, "apiKey"> & { apiKey?: string };
+  /** Pause between the demo model's streamed words (`agentq/demo`). Default 15 ms. */
+  demoWordDelayMs?: number;
   /** Context window lookup. Default: contextWindowFor. */
   contextWindowFor?: (modelName: string) => number;
 }
@@ -29,8 +32,8 @@ export interface ModelRouter {
 const ANTHROPIC_PREFIX = "anthropic/";
 
 /**
- * Routes a run's model name to a provider (API.md, "Model names"): `anthropic/<model>` goes to
- * Anthropic with the prefix removed; anything else goes, unchanged, to the OpenAI-compatible
+ * Routes a run's model name to a provider (API.md, "Model names"): `agentq/demo` is the built-in demo
+ * model (no server); `anthropic/<model>` goes to Anthropic with the prefix removed; anything else goes, unchanged, to the OpenAI-compatible
  * endpoint (whose model names may themselves contain slashes: `meta-llama/Llama-3.1-8B`).
  * One client per provider, created on first use and shared by all runs.
  */
@@ -38,10 +41,15 @@ export function createModelRouter(options: ModelRouterOptions): ModelRouter {
   const lookupContextWindow = options.contextWindowFor ?? contextWindowFor;
   let openaiClient: ModelClient | undefined;
   let anthropicClient: ModelClient | undefined;
+  let demoClient: ModelClient | undefined;
 
   return {
     resolve(modelName) {
       const name = modelName.trim();
+      if (name.toLowerCase() === DEMO_MODEL_NAME) {
+        demoClient ??= createDemoModelClient({ wordDelayMs: options.demoWordDelayMs });
+        return { client: demoClient, model: DEMO_MODEL_NAME, contextWindow: 128_000 };
+      }
       if (name.toLowerCase().startsWith(ANTHROPIC_PREFIX)) {
         const model = name.slice(ANTHROPIC_PREFIX.length);
         if (model === "") throw new InvalidRequestError(`the model name "${modelName}" names no Anthropic model; use anthropic/<model>`, { field: "model" });
