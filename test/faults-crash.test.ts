@@ -111,9 +111,9 @@ describe("a worker killed mid-run", () => {
     const workspaceId = await stack.createWorkspace();
     await stack.putFile(workspaceId, "a.txt", "alpha beta\n");
     const chatId = await stack.createChat({ workspaceId });
-    // read_file records the read in run_file_reads from inside its handler: a lock on that table
-    // holds the handler between its tool.started and tool.completed commits for as long as the
-    // test needs, so the kill lands exactly there.
+    // read_file's record of the read commits with its result, the first commit of the run that writes
+    // run_file_reads: a lock on that table holds the worker between the tool.started and the
+    // tool.completed commits for as long as the test needs, so the kill lands exactly there.
     const locker = new pg.Client({ connectionString: stack.api.database.url });
     await locker.connect();
     try {
@@ -123,6 +123,11 @@ describe("a worker killed mid-run", () => {
       const started = await waitForStoredEvent(stack, runId, "tool.started");
       const holder = await holderOf(stack, runId, aliveWorkers(stack));
       await crash(holder);
+      // The dead worker's result commit is still waiting in Postgres for the lock: a host that died
+      // takes its connections with it, so end that session too rather than let it commit later.
+      await locker.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
       await locker.query("ROLLBACK");
       expect((await stack.events(runId)).some((event) => event.type === "tool.completed")).toBe(false);
 

@@ -146,9 +146,7 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
  * writes nothing at all. Rows inserted here are not visible to updates in the same statement; the
  * caller merges an update of a row it inserts into the insert itself.
  */
-const COMMIT_SQL = preparedSql(
-  "run_commit",
-  `
+const commitSql = (fileReads: boolean) => `
 WITH input AS (SELECT $1::jsonb AS c, $2::timestamptz AS now),
 run AS (
   UPDATE runs AS r SET
@@ -242,13 +240,17 @@ grant_new AS (
   SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
     ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', input.now
   FROM run, input, jsonb_array_elements(input.c->'grants') AS g
-),
+)${
+  fileReads
+    ? `,
 file_read AS (
   INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
   SELECT run.id, f->>'workspace_id', f->>'path', f->>'revision', input.now
   FROM run, input, jsonb_array_elements(input.c->'file_reads') AS f
   ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
-)
+)`
+    : ""
+}
 SELECT run.id, run.last_event_seq, run.status::text AS status, run.cancel_requested, run.lease_version,
   (SELECT count(*) FROM apr_decided)::int AS approvals_decided,
   -- A finish hands the chat on: its oldest queued run that nothing blocks once this one has ended
@@ -262,8 +264,12 @@ SELECT run.id, run.last_event_seq, run.status::text AS status, run.cancel_reques
         WHERE o.chat_id = n.chat_id AND o.id <> n.id AND o.id <> run.id
           AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (n.created_at, n.id))))
     ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
-FROM run, input`,
-);
+FROM run, input`;
+
+// Two prepared variants: only a commit that carries file reads touches run_file_reads (an INSERT locks
+// its table even when it inserts nothing).
+const COMMIT_SQL = preparedSql("run_commit", commitSql(false));
+const COMMIT_WITH_FILE_READS_SQL = preparedSql("run_commit_file_reads", commitSql(true));
 
 /** The run row the commit left (no row: the fence refused), and how many decisions found their approval pending. */
 const committedRow = z.object({
@@ -365,7 +371,8 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const rows = await queryParsed(runner, COMMIT_SQL, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()], committedRow);
+  const statement = change.fileReads.length > 0 ? COMMIT_WITH_FILE_READS_SQL : COMMIT_SQL;
+  const rows = await queryParsed(runner, statement, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()], committedRow);
   const row = rows[0];
   if (!row) return null;
   const firstSeq = row.last_event_seq - change.events.length + 1;
