@@ -51,7 +51,8 @@ JOIN approvals AS a ON a.run_id = r.id
 WHERE r.id = $1 AND a.id = $2`,
 );
 
-const approvalForDecisionRow = z.object({
+/** The columns of a stored approval record (what its seal binds, its status and the user's edit), less its expiry. */
+export const storedApprovalColumns = {
   id: z.string(),
   runId: z.string(),
   chatId: z.string(),
@@ -65,10 +66,14 @@ const approvalForDecisionRow = z.object({
   targetPath: z.string().nullable(),
   targetRevision: z.string().nullable(),
   policyVersion: z.string(),
-  expiresAt: z.date(),
   seal: z.string(),
   status: z.enum(ApprovalStatus),
   editedArguments: z.unknown(),
+};
+
+const approvalForDecisionRow = z.object({
+  ...storedApprovalColumns,
+  expiresAt: z.date(),
   runStatus: z.enum(RunStatus),
   leaseVersion: z.number(),
   /** The run's pending approvals, this one included. */

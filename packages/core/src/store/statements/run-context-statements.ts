@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { USER_ROLES } from "../../users/user.ts";
-import { ApprovalStatus, MessageRole, RunMode, RunStatus } from "../generated/enums.ts";
+import { MessageRole, RunMode, RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { storedApprovalColumns } from "./approval-statements.ts";
 
 /**
  * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,
@@ -39,25 +40,7 @@ WHERE r.id = $1`,
 );
 
 /** An approval built as JSON in the statement: `expiresAt` is Postgres's JSON text of the timestamp. */
-const openCallApprovalJson = z.object({
-  id: z.string(),
-  runId: z.string(),
-  chatId: z.string(),
-  userId: z.string(),
-  toolCallId: z.string(),
-  tool: z.string(),
-  arguments: z.unknown(),
-  argumentsHash: z.string(),
-  workspaceId: z.string().nullable(),
-  effects: z.array(z.string()),
-  targetPath: z.string().nullable(),
-  targetRevision: z.string().nullable(),
-  policyVersion: z.string(),
-  expiresAt: z.string(),
-  seal: z.string(),
-  status: z.enum(ApprovalStatus),
-  editedArguments: z.unknown(),
-});
+const openCallApprovalJson = z.object({ ...storedApprovalColumns, expiresAt: z.string() });
 
 const runContextRow = z.object({
   id: z.string(),
