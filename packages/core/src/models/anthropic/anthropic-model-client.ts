@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsStreaming } from "@anthropic-ai/sdk/resources/messages";
 import type { ModelClient, ModelRequest, ModelResponse, ModelToolCall } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
@@ -33,7 +33,13 @@ const STOP_REASONS: Record<string, string> = { end_turn: "stop", stop_sequence: 
  */
 export function createAnthropicModelClient(options: AnthropicModelClientOptions): ModelClient {
   const baseURL = (options.baseURL && options.baseURL.length > 0 ? options.baseURL : "https://api.anthropic.com").replace(/\/+$/, "");
-  const sdk = new Anthropic({ apiKey: options.apiKey, baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  // The SDK is loaded at the first request: about 40 MB of memory that a deployment without an
+  // anthropic/ model (and every API process) never pays.
+  let sdk: Promise<Anthropic> | undefined;
+  const loadSdk = () =>
+    (sdk ??= import("@anthropic-ai/sdk").then(
+      ({ default: AnthropicSdk }) => new AnthropicSdk({ apiKey: options.apiKey, baseURL, maxRetries: 0, ...(options.fetch ? { fetch: options.fetch } : {}) }),
+    ));
   const maxTokens = options.maxTokens ?? 4096;
 
   async function attempt(request: ModelRequest): Promise<ModelResponse> {
@@ -54,7 +60,7 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
     let sawStop = false;
     const toolBlocks = new Map<number, { id: string; name: string; json: string; initialInput: unknown }>();
     try {
-      const stream = await sdk.messages.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
+      const stream = await (await loadSdk()).messages.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
       watchdog.touch();
       for await (const event of stream) {
         watchdog.touch();

@@ -78,7 +78,7 @@ export function createFetchPageTool(options: FetchPageToolOptions = {}): ToolDef
             "accept-encoding": "gzip, deflate, br",
           },
         });
-        return pageResult(url, response, { maxBytes, maxTextChars });
+        return await pageResult(url, response, { maxBytes, maxTextChars });
       } catch (error) {
         if (error instanceof AgentqError) {
           return { ok: false, error: error.message, data: { code: error.code, ...error.details } };
@@ -91,7 +91,7 @@ export function createFetchPageTool(options: FetchPageToolOptions = {}): ToolDef
   };
 }
 
-function pageResult(requestedUrl: URL, response: GuardedHttpResponse, limits: { maxBytes: number; maxTextChars: number }): ToolResult {
+async function pageResult(requestedUrl: URL, response: GuardedHttpResponse, limits: { maxBytes: number; maxTextChars: number }): Promise<ToolResult> {
   const contentTypeHeader = response.headers["content-type"];
   const kind = classifyContentType(contentTypeHeader, response.body);
   const data = {
@@ -108,7 +108,7 @@ function pageResult(requestedUrl: URL, response: GuardedHttpResponse, limits: { 
     };
   }
   const decoded = decodeBody(response.body, kind.charset);
-  const page = kind.kind === "html" ? htmlToReadableText(decoded, response.url.href) : { title: "", text: decoded };
+  const page = kind.kind === "html" ? await htmlToReadableText(decoded, response.url.href) : { title: "", text: decoded };
   const text = page.text.length > limits.maxTextChars ? page.text.slice(0, limits.maxTextChars) : page.text;
   const notes: string[] = [];
   if (response.truncated) notes.push(`[page cut: only the first ${limits.maxBytes} bytes were read]`);

@@ -11,9 +11,9 @@ const articlePage = `<!doctype html><html><head><title>Release notes</title><sty
 </article><script>window.secret = "do not show";</script>
 <footer>Copyright footer text</footer></body></html>`;
 
-describe("htmlToReadableText", () => {
-  it("returns the title and the article text without scripts or styles", () => {
-    const page = htmlToReadableText(articlePage, "https://example.com/news/v2");
+describe("htmlToReadableText", async () => {
+  it("returns the title and the article text without scripts or styles", async () => {
+    const page = await htmlToReadableText(articlePage, "https://example.com/news/v2");
     expect(page.title).toBe("Release notes");
     expect(page.text).toContain("rewritten scheduler");
     expect(page.text).toContain("Faster scheduling");
@@ -21,13 +21,13 @@ describe("htmlToReadableText", () => {
     expect(page.text).not.toContain("color:red");
   });
 
-  it("resolves link targets against the page URL", () => {
-    const page = htmlToReadableText(articlePage, "https://example.com/news/v2");
+  it("resolves link targets against the page URL", async () => {
+    const page = await htmlToReadableText(articlePage, "https://example.com/news/v2");
     expect(page.text).toContain("https://example.com/docs/upgrade");
   });
 
-  it("falls back to the body for pages that are not articles", () => {
-    const page = htmlToReadableText("<html><head><title>T</title></head><body><p>tiny</p><script>x=1</script></body></html>", "http://h/");
+  it("falls back to the body for pages that are not articles", async () => {
+    const page = await htmlToReadableText("<html><head><title>T</title></head><body><p>tiny</p><script>x=1</script></body></html>", "http://h/");
     expect(page.title).toBe("T");
     expect(page.text).toBe("tiny");
   });

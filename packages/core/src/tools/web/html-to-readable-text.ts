@@ -1,6 +1,24 @@
-import { Readability } from "@mozilla/readability";
-import { convert, type HtmlToTextOptions } from "html-to-text";
-import { parseHTML } from "linkedom";
+import type { Readability } from "@mozilla/readability";
+import type { convert, HtmlToTextOptions } from "html-to-text";
+import type { parseHTML } from "linkedom";
+
+interface PageLibraries {
+  Readability: typeof Readability;
+  convert: typeof convert;
+  parseHTML: typeof parseHTML;
+}
+
+let libraries: Promise<PageLibraries> | undefined;
+
+/** Loaded at the first page read: about 30 MB that processes which never fetch a page do not pay. */
+function loadLibraries(): Promise<PageLibraries> {
+  libraries ??= Promise.all([import("@mozilla/readability"), import("html-to-text"), import("linkedom")]).then(([readability, htmlToText, linkedom]) => ({
+    Readability: readability.Readability,
+    convert: htmlToText.convert,
+    parseHTML: linkedom.parseHTML,
+  }));
+  return libraries;
+}
 
 export interface ReadablePage {
   title: string;
@@ -13,12 +31,13 @@ export interface ReadablePage {
  * targets resolved against `baseUrl`. Pages Readability cannot make sense of (short pages, apps)
  * fall back to the whole body.
  */
-export function htmlToReadableText(html: string, pageUrl: string): ReadablePage {
+export async function htmlToReadableText(html: string, pageUrl: string): Promise<ReadablePage> {
+  const { Readability, convert, parseHTML } = await loadLibraries();
   const { document } = parseHTML(html);
   const documentTitle = (document.title ?? "").trim();
   resolveLinks(document, pageUrl);
   const linkedHtml = document.toString();
-  let article: ReturnType<Readability["parse"]> = null;
+  let article: { title?: string | null; content?: string | null } | null = null;
   try {
     article = new Readability(document as never, { charThreshold: 200 }).parse();
   } catch {
