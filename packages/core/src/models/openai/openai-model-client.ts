@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { generateId } from "../../ids.ts";
 import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from "../model-client.ts";
@@ -50,15 +50,21 @@ const NO_API_KEY = "no-key";
  */
 export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
   const baseURL = options.baseURL.replace(/\/+$/, "");
-  const sdk = new OpenAI({
-    baseURL,
-    apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : NO_API_KEY,
-    // Explicit nulls: otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment.
-    organization: null,
-    project: null,
-    maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  // The SDK is loaded at the first request: a process that never calls a model (the API) does not pay it.
+  let sdk: Promise<OpenAI> | undefined;
+  const loadSdk = () =>
+    (sdk ??= import("openai").then(
+      ({ default: OpenAISdk }) =>
+        new OpenAISdk({
+          baseURL,
+          apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : NO_API_KEY,
+          // Explicit nulls: otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment.
+          organization: null,
+          project: null,
+          maxRetries: 0,
+          ...(options.fetch ? { fetch: options.fetch } : {}),
+        }),
+    ));
   const count = options.countTokens ?? defaultCountTokens;
   const generateCallId = options.generateCallId ?? (() => generateId("call"));
   let sendStreamUsage = options.streamUsage !== false;
@@ -80,7 +86,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     let chunks = 0;
     const toolCalls = new OpenAIToolCallAccumulator(generateCallId);
     try {
-      const stream = await sdk.chat.completions.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
+      const stream = await (await loadSdk()).chat.completions.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
       watchdog.touch();
       for await (const chunk of stream) {
         watchdog.touch();
