@@ -1,6 +1,6 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
-// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_WORKLOADS (comma list of W1,W2,PARKED)
+// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW)
 // override the defaults.
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing";
@@ -8,7 +8,8 @@ import { committedTransactions, cpuPerRun, peakRssMb, percentile, startLocalStac
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED").split(",").map((name) => name.trim());
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW").split(",").map((name) => name.trim());
+const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
 
 interface Follower {
   onEvent(runId: string, event: { seq: number; type: string; data: Record<string, unknown> }): void;
@@ -53,9 +54,29 @@ async function pool(count: number, concurrency: number, task: (index: number) =>
 }
 
 /** W1: write_file b.txt → read_file b.txt → final answer; POST → run.completed on a WebSocket. */
-async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
+function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
+  return threeRounds(stack, { name: "W1", runs: RUNS, concurrency: CONCURRENCY, modelDelayMs: 0 });
+}
+
+/**
+ * SLOW: W1 with a model that takes 2 s per round (real models are slow), SLOW_RUNS runs all in flight
+ * on one worker process with that many slots: what a deployment with many waiting runs needs.
+ */
+function workloadSlow(stack: BenchStack): Promise<Record<string, unknown>> {
+  return threeRounds(stack, { name: "SLOW", runs: SLOW_RUNS, concurrency: SLOW_RUNS, modelDelayMs: 2000 });
+}
+
+async function threeRounds(
+  stack: BenchStack,
+  options: { name: string; runs: number; concurrency: number; modelDelayMs: number },
+): Promise<Record<string, unknown>> {
+  const { runs, concurrency } = options;
+  const delay = options.modelDelayMs > 0 ? { delayMs: options.modelDelayMs } : {};
   const workspace = await post(stack, "/api/workspaces", { name: "bench" });
-  const chats = await Promise.all(Array.from({ length: RUNS }, () => post(stack, "/api/chats", { workspace_id: workspace.id })));
+  const chats: { id: string }[] = [];
+  await pool(runs, 50, async () => {
+    chats.push(await post(stack, "/api/chats", { workspace_id: workspace.id }));
+  });
   const waiting = new Map<string, () => void>();
   const early = new Set<string>();
   const socket = await connect(stack, {
@@ -71,14 +92,14 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
   const transactionsBefore = await committedTransactions(stack);
   const cpu = cpuPerRun(stack);
   const started = performance.now();
-  await pool(RUNS, CONCURRENCY, async (index) => {
+  await pool(runs, concurrency, async (index) => {
     const begin = performance.now();
     const input = scenarioInput([
-      { tool: "write_file", args: { path: `b-${index}.txt`, content: `hello ${index}` } },
-      { tool: "read_file", args: { path: `b-${index}.txt` } },
-      { text: "done" },
+      { tool: "write_file", args: { path: `b-${index}.txt`, content: `hello ${index}` }, ...delay },
+      { tool: "read_file", args: { path: `b-${index}.txt` }, ...delay },
+      { text: "done", ...delay },
     ]);
-    const run = await post(stack, `/api/chats/${chats[index].id}/runs`, { input });
+    const run = await post(stack, `/api/chats/${chats[index]!.id}/runs`, { input });
     await new Promise<void>((resolve) => {
       if (early.delete(run.id)) return resolve();
       waiting.set(run.id, resolve);
@@ -92,21 +113,22 @@ async function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
     if (final.status !== "completed") failed += 1;
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
-  const cpuMsPerRun = cpu(RUNS);
+  const cpuMsPerRun = cpu(runs);
   const transactions = (await committedTransactions(stack)) - transactionsBefore;
   socket.close();
   latencies.sort((a, b) => a - b);
   const p50 = percentile(latencies, 0.5);
   return {
-    workload: "W1",
-    runs: RUNS,
-    concurrency: CONCURRENCY,
+    workload: options.name,
+    runs: runs,
+    concurrency: concurrency,
     failed,
-    runs_per_s: round(RUNS / elapsedSeconds),
+    runs_per_s: round(runs / elapsedSeconds),
+    wall_s: round(elapsedSeconds),
     latency_ms: { p50: round(p50), p99: round(percentile(latencies, 0.99)) },
     // The fake model answers at once, so a run's latency is orchestration: queue, leases, commits, fan-out.
-    per_round_overhead_ms_p50: round(p50 / 3),
-    postgres_transactions_per_run: round(transactions / RUNS),
+    per_round_overhead_ms_p50: round(p50 / 3 - options.modelDelayMs),
+    postgres_transactions_per_run: round(transactions / runs),
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
     // CPU per run of each process (Postgres: all its processes): less noisy than runs/s on a shared machine.
@@ -268,7 +290,12 @@ function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<string, unknown>>> = { W1: workloadW1, W2: workloadW2, PARKED: workloadParked };
+const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<string, unknown>>> = {
+  W1: workloadW1,
+  W2: workloadW2,
+  PARKED: workloadParked,
+  SLOW: workloadSlow,
+};
 
 for (const name of WORKLOADS) {
   const workload = WORKLOAD_FUNCTIONS[name];
@@ -277,7 +304,8 @@ for (const name of WORKLOADS) {
     process.exitCode = 1;
     continue;
   }
-  const stack = await startLocalStack({ name: "bench", workerConcurrency: CONCURRENCY });
+  // SLOW keeps all its runs in flight on one worker, so that worker gets a slot for each.
+  const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY });
   try {
     console.log(JSON.stringify(await workload(stack)));
   } finally {
