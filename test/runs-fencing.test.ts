@@ -8,6 +8,15 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 describe("a run failed without a lease", () => {
   let stack: TestStack;
+  /** The database is the stack's; publishing and scheduling after the commit go nowhere here. */
+  const failDependencies = (): Parameters<typeof failRunWithoutLease>[0] => ({
+    prisma: stack.prisma,
+    clock: systemClock,
+    generateId,
+    publisher: { publishEvents: async () => undefined, publishDelta: async () => undefined },
+    scheduler: { schedule: async () => undefined },
+    logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+  });
   beforeAll(async () => {
     // No worker: the test plays both workers itself, in the order that used to lose the failure.
     stack = await startTestStack({ workers: 0 });
@@ -27,7 +36,7 @@ describe("a run failed without a lease", () => {
     const second = await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 });
     if (second.kind !== "acquired") throw new Error(`worker b could not take the run: ${second.kind}`);
     // ...and worker a fails it by status.
-    const failedEvents = await failRunWithoutLease({ prisma: stack.prisma, clock: systemClock, generateId }, runId, {
+    const failedEvents = await failRunWithoutLease(failDependencies(), runId, {
       code: "internal_error",
       message: "boom",
     });
@@ -50,12 +59,7 @@ describe("a run failed without a lease", () => {
     const runId = await stack.run(chatId, { input: "hello" });
     const held = await acquireRun(stack.prisma, { runId, owner: "worker-a", leaseMs: 60_000 });
     if (held.kind !== "acquired") throw new Error(`could not take the run: ${held.kind}`);
-    const events = await failRunWithoutLease(
-      { prisma: stack.prisma, clock: systemClock, generateId },
-      runId,
-      { code: "internal_error", message: "boom" },
-      { lease: held.lease },
-    );
+    const events = await failRunWithoutLease(failDependencies(), runId, { code: "internal_error", message: "boom" }, { lease: held.lease });
     expect(events.map((event) => event.type)).toEqual(["run.failed"]);
     // Nobody can take a failed run again.
     expect((await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 })).kind).toBe("not_executable");

@@ -22,13 +22,7 @@ import {
   lockIdempotencyKey,
   selectRunsOfChatInStatuses,
 } from "../packages/core/src/store/statements/run-create-statements.ts";
-import {
-  clearRunLease,
-  extendRunLeases,
-  selectNextRunnableRunOfChat,
-  selectRunLeaseState,
-  takeRunLease,
-} from "../packages/core/src/store/statements/run-lease-statements.ts";
+import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../packages/core/src/store/statements/run-lease-statements.ts";
 import { lockRunForCancel, lockRunLeaseVersion } from "../packages/core/src/store/statements/run-lock-statements.ts";
 import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../packages/core/src/store/statements/run-read-statements.ts";
 import { insertSystemSecretIfAbsent } from "../packages/core/src/store/statements/system-secret-statements.ts";
@@ -201,13 +195,23 @@ describe("the store's SQL statements", () => {
       expect((await selectRunLeaseState(pool, held))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
     });
 
-    it("selectNextRunnableRunOfChat names the oldest queued run, and none while a run of the chat is running", async () => {
+    it("the chat's next runnable run (named by a finish) is the oldest queued one, and none while another run of the chat is active", async () => {
+      const finish = async (runId: string, version?: number) => {
+        const change = emptyStatementChange(runId, version ?? (await take(runId)));
+        change.status = RunStatus.completed;
+        change.finish = { output: "", errorCode: null, errorMessage: null };
+        return (await commitRunStatement(pool, change, new Date()))?.nextRunOfChat;
+      };
       const chatId = await newChat();
-      const first = await queuedRun(chatId);
-      await queuedRun(chatId);
-      expect(await selectNextRunnableRunOfChat(pool, chatId)).toEqual({ id: first, last_event_seq: 1, lease_version: 0 });
-      await take(first);
-      expect(await selectNextRunnableRunOfChat(pool, chatId)).toBeUndefined();
+      const [first, second] = [await queuedRun(chatId), await queuedRun(chatId)];
+      expect(await finish(first)).toEqual({ id: second, generation: { lastEventSeq: 1, leaseVersion: 0 } });
+      // A run of the chat parked ahead of the queued one blocks it.
+      const blocked = await newChat();
+      const [head, parked] = [await queuedRun(blocked), await queuedRun(blocked)];
+      await queuedRun(blocked);
+      const headVersion = await take(head);
+      await prisma.run.update({ where: { id: parked }, data: { status: "awaiting_approval" } });
+      expect(await finish(head, headVersion)).toBeNull();
     });
   });
 

@@ -42,7 +42,6 @@ import {
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
-
 import { reconcileRuns } from "./reconcile-runs.ts";
 
 export interface StartRunWorkerOptions {
@@ -186,7 +185,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       logger.error({ err: error, run_id: runId, attempt: job.attemptsMade + 1 }, "run execution failed");
       if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
         // Failed while this worker still holds the run: no other worker can take it in between.
-        const events = await failRunWithoutLease(
+        await failRunWithoutLease(
           dependencies,
           runId,
           {
@@ -194,8 +193,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
             message: `the run could not be executed (${job.attemptsMade + 1} attempts); the last error was logged by worker ${workerId}`,
           },
           { lease },
-        ).catch(() => []);
-        if (events.length > 0) await publisher.publishEvents(runId, events).catch(() => undefined);
+        ).catch((failError: unknown) => logger.error({ err: failError, run_id: runId }, "could not fail the run; the reconciler will retry it"));
       }
       await releaseLease(prisma, lease).catch(() => undefined);
       throw error;

@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { RunEventRecord } from "../events/run-event.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
 import type { GenerateId } from "../ids.ts";
-import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
+import { type CommittedChange, commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { lockRunForCancel } from "../store/statements/run-lock-statements.ts";
 import { stageOpenCallAnswers } from "./answer-open-tool-calls.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
@@ -13,6 +13,8 @@ export interface CancelOutcome {
   /** The run was finished right here (it had no worker); otherwise its worker finishes it. */
   finishedNow: boolean;
   events: RunEventRecord[];
+  /** With a finish here: the chat's next run that nothing blocks any more, to hand to a worker. */
+  nextRunOfChat: CommittedChange["nextRunOfChat"];
 }
 
 /**
@@ -41,7 +43,7 @@ export async function cancelRunInTransaction(
   if (run.status === RunStatus.running) {
     // Its worker finishes it: the flag only (the lease stays the worker's).
     if (!(await commitRunStatement(client, change, now))) throw new RunStateConflictError(runId, "the run changed state meanwhile; fetch it again");
-    return { status: run.status, finishedNow: false, events: [] };
+    return { status: run.status, finishedNow: false, events: [], nextRunOfChat: null };
   }
   await stageOpenCallAnswers(
     client,
@@ -55,5 +57,5 @@ export async function cancelRunInTransaction(
   change.finish = { output: null, errorCode: null, errorMessage: null };
   const committed = await commitRunStatement(client, change, now);
   if (!committed) throw new RunStateConflictError(runId, "the run changed state meanwhile; fetch it again");
-  return { status: RunStatus.cancelled, finishedNow: true, events: committed.events };
+  return { status: RunStatus.cancelled, finishedNow: true, events: committed.events, nextRunOfChat: committed.nextRunOfChat };
 }

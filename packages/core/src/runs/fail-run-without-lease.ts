@@ -8,6 +8,7 @@ import type { RunError } from "./run-error.ts";
 import type { RunLease } from "./run-lease.ts";
 import { RunStatus } from "./run-status.ts";
 import type { RunLoopDependencies } from "./run-loop-dependencies.ts";
+import { scheduleRunOfChat } from "./schedule-run-of-chat.ts";
 
 /** Why a run that no worker can execute failed its open calls. */
 const FAILED_CALL_REASONS = { reasonNotStarted: "not executed: the run failed", reasonStarted: "the run failed while this call was running" };
@@ -17,10 +18,11 @@ const FAILED_CALL_REASONS = { reasonNotStarted: "not executed: the run failed", 
  * answered, pending approvals withdrawn and `run.failed` appended, unless it already finished. A
  * worker that still holds the run passes its lease and fails it under its fence; otherwise (or once
  * that lease is lost) the run is failed by status under its row lock, which bumps the lease version
- * so that no worker that took it meanwhile can overwrite the failure.
+ * so that no worker that took it meanwhile can overwrite the failure. After the commit its events are
+ * published and the chat's next run, which it no longer blocks, is handed to a worker.
  */
 export async function failRunWithoutLease(
-  dependencies: Pick<RunLoopDependencies, "prisma" | "clock" | "generateId">,
+  dependencies: Pick<RunLoopDependencies, "prisma" | "clock" | "generateId" | "publisher" | "scheduler" | "logger">,
   runId: string,
   error: RunError,
   options: { lease?: RunLease } = {},
@@ -38,10 +40,13 @@ export async function failRunWithoutLease(
       change.finish = { output: null, errorCode: error.code, errorMessage: error.message };
       return commitRunStatement(client, change, now);
     });
-  if (options.lease) {
-    const committed = await fail({ leaseVersion: options.lease.leaseVersion });
-    if (committed) return committed.events;
-  }
-  const committed = await fail({ expectedStatuses: [RunStatus.queued, RunStatus.running] });
-  return committed?.events ?? [];
+  const committed =
+    (options.lease ? await fail({ leaseVersion: options.lease.leaseVersion }) : null) ??
+    (await fail({ expectedStatuses: [RunStatus.queued, RunStatus.running] }));
+  if (!committed) return [];
+  dependencies.publisher.publishEvents(runId, committed.events).catch((publishError: unknown) => {
+    dependencies.logger.warn({ run_id: runId, err: publishError }, "publishing run events failed; subscribers replay from Postgres");
+  });
+  if (committed.nextRunOfChat) await scheduleRunOfChat(dependencies, committed.nextRunOfChat);
+  return committed.events;
 }

@@ -7,9 +7,9 @@ import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { createRun, type CreateRunInput, type CreateRunResult } from "./create-run.ts";
 import { decideApproval, type DecideApprovalInput, type DecideApprovalResult } from "./decide-approval.ts";
-import { scheduleNextRunOfChat } from "./schedule-next-run-of-chat.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 import { requireOwnRun } from "./run-queries.ts";
+import { scheduleRunOfChat } from "./schedule-run-of-chat.ts";
 import type { RunStatus } from "./run-status.ts";
 
 /**
@@ -64,7 +64,7 @@ export async function cancelRun(
   );
   if (outcome.finishedNow) {
     afterCommit.publish(run.id, outcome.events);
-    await scheduleNextRunOfChat({ prisma, scheduler: afterCommit, logger: dependencies.logger }, run.chatId);
+    if (outcome.nextRunOfChat) await scheduleRunOfChat({ scheduler: afterCommit, logger: dependencies.logger }, outcome.nextRunOfChat);
   } else {
     afterCommit.requestCancel(run.id);
   }

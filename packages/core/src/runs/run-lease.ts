@@ -1,5 +1,5 @@
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
-import { clearRunLease, extendRunLeases, selectNextRunnableRunOfChat, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
+import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
 /** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
@@ -52,12 +52,6 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
 /** Gives the run up without finishing it (worker shutdown): any worker may take it at once. */
 export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promise<boolean> {
   return (await clearRunLease(sqlPoolOf(prisma), { runId: lease.runId, leaseVersion: lease.leaseVersion })) > 0;
-}
-
-/** The oldest queued run of the chat that nothing blocks now, to hand to a worker when a run ends. */
-export async function nextRunnableRunOfChat(prisma: PrismaClient, chatId: string): Promise<{ id: string; lastEventSeq: number; leaseVersion: number } | null> {
-  const row = await selectNextRunnableRunOfChat(sqlPoolOf(prisma), chatId);
-  return row ? { id: row.id, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } : null;
 }
 
 /**

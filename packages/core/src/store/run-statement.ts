@@ -4,6 +4,7 @@ import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { SealedApprovalFields } from "../policy/approval-seal.ts";
 import { RunStatus } from "./generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
+import { nothingAheadInChat } from "./statements/run-lease-statements.ts";
 
 /** The run row as a commit left it. */
 export interface CommittedRun {
@@ -258,11 +259,7 @@ SELECT run.id, run.last_event_seq, run.status::text AS status, run.cancel_reques
   CASE WHEN input.c ? 'finish' THEN (
     SELECT json_build_object('id', n.id, 'last_event_seq', n.last_event_seq, 'lease_version', n.lease_version)
     FROM runs AS n
-    WHERE n.chat_id = run.chat_id AND n.status = 'queued' AND n.id <> run.id
-      AND NOT EXISTS (
-        SELECT 1 FROM runs AS o
-        WHERE o.chat_id = n.chat_id AND o.id <> n.id AND o.id <> run.id
-          AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (n.created_at, n.id))))
+    WHERE n.chat_id = run.chat_id AND n.status = 'queued' AND n.id <> run.id AND ${nothingAheadInChat("n", "run.id")}
     ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
 FROM run, input`;
 

@@ -5,7 +5,7 @@ import { stageOpenCallAnswers } from "../answer-open-tool-calls.ts";
 import type { RunError } from "../run-error.ts";
 import type { RunOutcome } from "../run-outcome.ts";
 import { RunStatus } from "../run-status.ts";
-import { scheduleRunOfChat } from "../schedule-next-run-of-chat.ts";
+import { scheduleRunOfChat } from "../schedule-run-of-chat.ts";
 import type { RunExecution } from "./run-execution.ts";
 
 export type FinishKind = "completed" | "failed" | "cancelled";

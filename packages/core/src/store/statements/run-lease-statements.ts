@@ -6,15 +6,20 @@ import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-
 // chat's next run to hand on.
 
 /**
- * The chat-ordering rule, as a condition on a run aliased `r`: no other run of its chat is running
- * or parked, and none is queued ahead of it. Runs of a chat execute one at a time, in order
- * (multitask "enqueue"); acquiring, handing on and reconciling (reconcile-statements.ts) all use
- * this one definition.
+ * The chat-ordering rule, as a condition on the run aliased `run`: no other run of its chat is
+ * running or parked, and none is queued ahead of it. Runs of a chat execute one at a time, in order
+ * (multitask "enqueue"); acquiring, reconciling (reconcile-statements.ts) and handing the chat on
+ * when a run finishes (store/run-statement.ts) all use this one definition. `besides` leaves one run
+ * out: the finishing run, which the statement that finishes it still sees as active.
  */
-export const NOTHING_AHEAD_IN_CHAT = `NOT EXISTS (
+export function nothingAheadInChat(run: string, besides?: string): string {
+  return `NOT EXISTS (
   SELECT 1 FROM runs AS o
-  WHERE o.chat_id = r.chat_id AND o.id <> r.id
-    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (r.created_at, r.id))))`;
+  WHERE o.chat_id = ${run}.chat_id AND o.id <> ${run}.id${besides ? ` AND o.id <> ${besides}` : ""}
+    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (${run}.created_at, ${run}.id))))`;
+}
+
+export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 
 const TAKE_LEASE_SQL = preparedSql(
   "run_acquire",
@@ -94,19 +99,4 @@ export async function extendRunLeases(
     [input.leaseSeconds, input.leases.map((lease) => lease.runId), input.leases.map((lease) => lease.leaseVersion), input.leases.map((lease) => lease.owner)],
     renewedLeaseRow,
   );
-}
-
-const NEXT_IN_CHAT_SQL = preparedSql(
-  "run_next_in_chat",
-  `SELECT r.id, r.last_event_seq, r.lease_version FROM runs AS r
-  WHERE r.chat_id = $1 AND r.status = 'queued' AND ${NOTHING_AHEAD_IN_CHAT}
-  ORDER BY r.created_at, r.id LIMIT 1`,
-);
-
-const runGenerationRow = z.object({ id: z.string(), last_event_seq: z.number(), lease_version: z.number() });
-
-/** The oldest queued run of the chat that nothing blocks now, with its generation; no row: none. */
-export async function selectNextRunnableRunOfChat(runner: SqlRunner, chatId: string): Promise<z.output<typeof runGenerationRow> | undefined> {
-  const [row] = await queryParsed(runner, NEXT_IN_CHAT_SQL, [chatId], runGenerationRow);
-  return row;
 }
