@@ -57,6 +57,7 @@ export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./eve
 export { loadSettings, updateSettings } from "./settings/agent-settings.ts";
 export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";
 export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
+export { isConnectionError } from "./errors/is-connection-error.ts";
 export { describeStartupFailure, type StartupFailure } from "./config/describe-startup-failure.ts";
 export { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "./config/environment-schema.ts";
 export { createLogger, type Logger } from "./logging/create-logger.ts";

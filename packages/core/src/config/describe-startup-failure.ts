@@ -1,3 +1,4 @@
+import { isConnectionError } from "../errors/is-connection-error.ts";
 import { redactSecrets } from "../logging/redact-secrets.ts";
 
 /** What a process was starting against: used to say which setting a failure is about. */
@@ -14,8 +15,6 @@ export interface StartupFailure {
   /** The environment variables the failure is about (empty: none in particular). */
   variables: string[];
 }
-
-const CONNECTION_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ECONNRESET"]);
 
 /**
  * Turns an error that stopped a process at start into a message that says what to set: a port in
@@ -51,13 +50,13 @@ export function describeStartupFailure(error: unknown, targets: StartupTargets):
       variables: ["DATABASE_URL"],
     };
   }
-  if (code !== undefined && CONNECTION_FAILURES.has(code)) {
+  if (isConnectionError(error)) {
     const reached = reachedEndpoint(error);
     if (redis && (reached === redis.endpoint || /redis/i.test(message))) {
-      return { message: `Redis at ${redis.label} does not answer (${code}): start it, or set REDIS_URL`, variables: ["REDIS_URL"] };
+      return { message: `Redis at ${redis.label} does not answer (${code ?? message}): start it, or set REDIS_URL`, variables: ["REDIS_URL"] };
     }
     if (database && (reached === database.endpoint || reached === undefined)) {
-      return { message: `Postgres at ${database.label} does not answer (${code}): start it, or set DATABASE_URL`, variables: ["DATABASE_URL"] };
+      return { message: `Postgres at ${database.label} does not answer (${code ?? message}): start it, or set DATABASE_URL`, variables: ["DATABASE_URL"] };
     }
   }
   return { message, variables: [] };
