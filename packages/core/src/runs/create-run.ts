@@ -5,22 +5,22 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
-import { insertQueuedRun, lockChatForRunCreation, lockIdempotencyKey, selectRunsOfChatInStatuses } from "../store/statements/run-create-statements.ts";
+import {
+  insertQueuedRun,
+  lockChatForRunCreation,
+  lockIdempotencyKey,
+  type RunRequest,
+  selectRunsOfChatInStatuses,
+} from "../store/statements/run-create-statements.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { RunInProgressError } from "./run-errors.ts";
 import { ACTIVE_STATUSES } from "./run-status.ts";
 
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt";
 
-export interface CreateRunInput {
+export interface CreateRunInput extends RunRequest {
   userId: string;
   chatId: string;
-  input: string;
-  model: string;
-  mode: "agent" | "guide";
-  allowBash: boolean;
-  allowWebSearch: boolean;
-  useWeb: boolean;
   multitask: MultitaskStrategy;
   idempotencyKey?: string | undefined;
 }
@@ -57,38 +57,34 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
  */
 export async function createRun(dependencies: CreateRunDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   const now = dependencies.clock();
+  const { userId, chatId, multitask, idempotencyKey, ...request } = input;
   return inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
-    if (input.idempotencyKey !== undefined) {
-      await lockIdempotencyKey(client, `idem:${input.userId}:${input.idempotencyKey}`);
+    if (idempotencyKey !== undefined) {
+      await lockIdempotencyKey(client, `idem:${userId}:${idempotencyKey}`);
     }
-    const locked = await lockChatForRunCreation(client, { chatId: input.chatId, userId: input.userId, idempotencyKey: input.idempotencyKey ?? null, now });
+    const locked = await lockChatForRunCreation(client, { chatId: chatId, userId: userId, idempotencyKey: idempotencyKey ?? null, now });
     if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [] };
-    if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: input.chatId });
+    if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: chatId });
 
     const events: CreateRunResult["events"] = [];
     const cancelRequested: string[] = [];
-    if (input.multitask === "interrupt") await interruptActiveRuns(client, input.chatId, { now, generateId: dependencies.generateId }, events, cancelRequested);
+    if (multitask === "interrupt") await interruptActiveRuns(client, chatId, { now, generateId: dependencies.generateId }, events, cancelRequested);
 
     const runId = dependencies.generateId("run");
     const outcome = await insertQueuedRun(client, {
+      ...request,
       runId,
-      chatId: input.chatId,
-      userId: input.userId,
+      chatId,
+      userId,
       activeStatuses: ACTIVE_STATUSES,
-      input: input.input,
-      model: input.model,
-      mode: input.mode,
-      allowBash: input.allowBash,
-      allowWebSearch: input.allowWebSearch,
-      useWeb: input.useWeb,
       now,
-      rejectIfActive: input.multitask === "reject",
-      queuedEventData: { multitask: input.multitask },
-      idempotencyKey: input.idempotencyKey ?? null,
+      rejectIfActive: multitask === "reject",
+      queuedEventData: { multitask: multitask },
+      idempotencyKey: idempotencyKey ?? null,
       idempotencyExpiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
     });
-    if (!outcome?.created_at) throw new RunInProgressError(input.chatId, outcome?.first_active_id ?? "");
-    events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: input.multitask } }] });
+    if (!outcome?.created_at) throw new RunInProgressError(chatId, outcome?.first_active_id ?? "");
+    events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: multitask } }] });
     return { runId, created: true, runnable: outcome.blocking_runs === 0, events, cancelRequested };
   });
 }

@@ -80,8 +80,8 @@ export function fitTokenBudget(input: FitTokenBudgetInput): FitTokenBudgetResult
   let total = fixed + costs.reduce((sum, cost) => sum + cost, 0);
   if (total <= input.budget) return { messages, truncated: 0, inputTokens: total, overBudget: false };
 
-  const lastAssistant = findLastIndex(messages, (message) => message.role === "assistant");
-  const lastUser = findLastIndex(messages, (message) => message.role === "user");
+  const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
+  const lastUser = messages.findLastIndex((message) => message.role === "user");
   const phases: number[][] = [[], [], [], []];
   messages.forEach((message, index) => {
     if (message.role === "tool") phases[index < lastAssistant ? 0 : 2]!.push(index);
@@ -203,11 +203,6 @@ function shortenArguments(argumentsText: string, excess: number, count: CountTok
     shortened[key] = value;
   }
   return remaining === excess ? argumentsText : JSON.stringify(shortened);
-}
-
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let index = items.length - 1; index >= 0; index -= 1) if (predicate(items[index]!)) return index;
-  return -1;
 }
 
 /** An upper bound of the tokens of a request: bytes of every text plus the per-item overheads. */

@@ -3,6 +3,7 @@ import type { GrantRef } from "../policy/decide-tool-call.ts";
 import type { StoredApproval } from "../policy/approval-seal.ts";
 import { settingsFromRows, type AgentSettings } from "../settings/agent-settings.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
+import type { RunRequest } from "../store/statements/run-create-statements.ts";
 import { selectRunContext } from "../store/statements/run-context-statements.ts";
 import type { WorkspaceRef } from "../tools/tool-definition.ts";
 import type { StoredToolCall } from "./chat-messages.ts";
@@ -10,17 +11,11 @@ import { parseLoopState, type LoopState } from "./loop-state.ts";
 import type { RunStatus } from "./run-status.ts";
 
 export interface RunContext {
-  run: {
+  run: RunRequest & {
     id: string;
     chatId: string;
     userId: string;
     status: RunStatus;
-    input: string;
-    model: string;
-    mode: "agent" | "guide";
-    allowBash: boolean;
-    allowWebSearch: boolean;
-    useWeb: boolean;
     rounds: number;
     toolCalls: number;
     tainted: boolean;

@@ -41,7 +41,7 @@ type DemoStep = { kind: "call"; call: ModelToolCall } | { kind: "text"; text: st
 /** What the demo does next, from what this turn holds so far. */
 export function nextDemoStep(request: Pick<ModelRequest, "messages" | "tools">): DemoStep {
   const offered = new Set(request.tools.map((tool) => tool.name));
-  const lastUser = findLastIndex(request.messages, (message) => message.role === "user");
+  const lastUser = request.messages.findLastIndex((message) => message.role === "user");
   const task = lastUser >= 0 ? String(request.messages[lastUser]!.content) : "";
   const turn = request.messages.slice(lastUser + 1);
   const results = toolResults(turn);
@@ -135,9 +135,4 @@ function answer(request: ModelRequest, text: string, toolCalls: ModelToolCall[])
 function shorten(text: string, limit: number): string {
   const single = text.replace(/\s+/g, " ").trim();
   return single.length <= limit ? single : `${single.slice(0, limit - 1)}…`;
-}
-
-function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let index = items.length - 1; index >= 0; index--) if (predicate(items[index]!)) return index;
-  return -1;
 }

@@ -94,18 +94,22 @@ SELECT (SELECT created_at FROM created) AS created_at,
 
 const createdRunRow = z.object({ created_at: z.date().nullable(), first_active_id: z.string().nullable(), blocking_runs: z.number() });
 
-export interface InsertQueuedRunInput {
-  runId: string;
-  chatId: string;
-  userId: string;
-  /** The statuses of the runs the new one waits for (and that "reject" refuses it for). */
-  activeStatuses: readonly RunStatus[];
+/** What a run is asked to do: the message, the model, and the switches that decide its tools. */
+export interface RunRequest {
   input: string;
   model: string;
   mode: "agent" | "guide";
   allowBash: boolean;
   allowWebSearch: boolean;
   useWeb: boolean;
+}
+
+export interface InsertQueuedRunInput extends RunRequest {
+  runId: string;
+  chatId: string;
+  userId: string;
+  /** The statuses of the runs the new one waits for (and that "reject" refuses it for). */
+  activeStatuses: readonly RunStatus[];
   now: Date;
   /** Multitask "reject": no run is created while the chat has an active one. */
   rejectIfActive: boolean;
