@@ -121,6 +121,7 @@ describe("the store's SQL statements", () => {
         policyVersion: "1",
         expiresAt: new Date(Date.now() + 3_600_000),
         seal: "seal",
+        taintedBy: [],
       });
     });
     change.messages.push({

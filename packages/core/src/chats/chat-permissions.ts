@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
+import { parseTaintSources, type TaintSource } from "../policy/taint-sources.ts";
 import type { PrismaClient } from "../store/create-prisma-client.ts";
 import { requireOwnChat } from "./chat-store.ts";
 
@@ -30,6 +31,8 @@ export interface ApprovalView {
   edited_arguments: unknown;
   created_at: string;
   expires_at: string;
+  /** Why the call paused: the calls that had tainted the run, earliest first (null: recorded before this was). */
+  tainted_by: TaintSource[] | null;
 }
 
 /** The chat's grants in force, oldest first; someone else's chat is not_found. */
@@ -79,5 +82,6 @@ export async function listChatApprovals(prisma: PrismaClient, userId: string, ch
     edited_arguments: approval.editedArguments,
     created_at: approval.createdAt.toISOString(),
     expires_at: approval.expiresAt.toISOString(),
+    tainted_by: parseTaintSources(approval.taintedBy),
   }));
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { taintSourcesSchema } from "../policy/taint-sources.ts";
 import { GUARD_NAMES, type RunEventType } from "./run-event.ts";
 
 const toolCallRef = { tool_call_id: z.string(), tool: z.string() };
@@ -45,6 +46,12 @@ export const RUN_EVENT_DATA = {
     arguments: z.unknown(),
     effects: z.array(z.string()),
     expires_at: z.string(),
+    /**
+     * Why the call paused: the calls whose results had tainted the run (or an earlier run of its
+     * chat), earliest first, at most five; empty when the pause is not for taint. Absent in events
+     * recorded before it was added.
+     */
+    tainted_by: taintSourcesSchema.optional(),
   }),
   "approval.decided": z.object({
     approval_id: z.string(),

@@ -137,7 +137,8 @@ export class JobSupervisor implements JobControl {
 
   async output(userId: string, jobId: string, input: { offset: number; maxBytes: number }) {
     const job = await findOwnJob(this.#options.prisma, userId, jobId);
-    return readJobOutput(job.outputPath, { ...input, finished: job.status !== JobStatus.running });
+    const slice = await readJobOutput(job.outputPath, { ...input, finished: job.status !== JobStatus.running });
+    return { ...slice, command: job.command };
   }
 
   /** A control message: stop the job if this worker owns it. */

@@ -1,6 +1,7 @@
 import type { ModelMessage, ModelToolCall } from "../models/model-client.ts";
 import type { GrantRef } from "../policy/decide-tool-call.ts";
 import type { StoredApproval } from "../policy/approval-seal.ts";
+import { mergeTaintSources, type TaintSource, unrecordedTaintSource } from "../policy/taint-sources.ts";
 import { settingsFromRows, type AgentSettings } from "../settings/agent-settings.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import type { RunRequest } from "../store/statements/run-create-statements.ts";
@@ -19,6 +20,8 @@ export interface RunContext {
     rounds: number;
     toolCalls: number;
     tainted: boolean;
+    /** The calls that tainted the run, earliest first, at most five (empty while it is untainted). */
+    taintedBy: TaintSource[];
     cancelRequested: boolean;
   };
   role: "admin" | "user";
@@ -28,8 +31,11 @@ export interface RunContext {
   /** The chat so far, as the model sees it. */
   transcript: ModelMessage[];
   grants: GrantRef[];
-  /** An earlier run of the chat was tainted: its material is in this run's input too. */
-  chatTainted: boolean;
+  /**
+   * What tainted the chat's other runs, earliest first, at most five; not empty when one was
+   * tainted: its material is in this run's input too.
+   */
+  chatTaintedBy: TaintSource[];
   /** Calls an earlier execution left without a result, in order (see loop/resume-open-calls.ts). */
   openToolCalls: OpenToolCall[];
 }
@@ -75,6 +81,7 @@ export async function loadRunContext(prisma: PrismaClient, runId: string): Promi
       rounds: row.rounds,
       toolCalls: row.tool_calls,
       tainted: row.tainted,
+      taintedBy: !row.tainted ? [] : row.tainted_by?.length ? row.tainted_by : [unrecordedTaintSource(row.id, "this_run")],
       cancelRequested: row.cancel_requested,
     },
     role: row.role,
@@ -83,7 +90,7 @@ export async function loadRunContext(prisma: PrismaClient, runId: string): Promi
     loopState: parseLoopState(row.loop_state),
     transcript: row.messages.map(toModelMessage),
     grants: row.grants,
-    chatTainted: row.chat_tainted,
+    chatTaintedBy: mergeTaintSources(...row.chat_tainted_runs.map((other) => other.tainted_by ?? [unrecordedTaintSource(other.run_id, "earlier_run")])),
     openToolCalls: row.open_calls.map((call) => ({
       ...call,
       approval: call.approval ? { ...call.approval, expiresAt: new Date(call.approval.expiresAt) } : null,

@@ -18,6 +18,12 @@ export const loopStateSchema = z.object({
    */
   roundTainted: z.boolean().nullable().default(null),
   /**
+   * How many of the run's taint sources (`runs.tainted_by`) had entered when the current round
+   * started: a call it pauses names those, not material read after the model asked for it. Null in
+   * state written before this field existed (all the sources are named).
+   */
+  roundTaintSources: z.number().int().nonnegative().nullable().default(null),
+  /**
    * The names of the tools sent to the model in the current round (empty in a final answer round):
    * the executor runs only calls of these (invariant 8), also when another worker finishes the round.
    * Null in state written before this field existed.

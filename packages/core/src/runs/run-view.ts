@@ -1,10 +1,30 @@
+import type { TaintSource } from "../policy/taint-sources.ts";
+import type { RunMode } from "../store/generated/enums.ts";
 import type { RunStatus } from "./run-status.ts";
+
+/** A pending approval as the statement builds it: `expires_at` is Postgres's JSON text of the timestamp. */
+interface PendingApprovalRow {
+  id: string;
+  tool: string;
+  tool_call_id: string;
+  arguments: unknown;
+  effects: string[];
+  expires_at: string;
+  /** Null in approvals recorded before taint sources were. */
+  tainted_by: TaintSource[] | null;
+}
 
 /** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
 export interface RunViewRow {
   id: string;
   chat_id: string;
   status: RunStatus;
+  input: string;
+  model: string;
+  mode: RunMode;
+  allow_bash: boolean;
+  allow_web_search: boolean;
+  use_web: boolean;
   rounds: number;
   tool_calls: number;
   output: string | null;
@@ -12,19 +32,36 @@ export interface RunViewRow {
   error_message: string | null;
   created_at: Date;
   updated_at: Date;
-  /** Built as JSON in the statement: `expires_at` is Postgres's JSON text of the timestamp. */
-  pending_approvals: { id: string; tool: string; tool_call_id: string; arguments: unknown; effects: string[]; expires_at: string }[];
+  pending_approvals: PendingApprovalRow[];
+}
+
+/** A pending approval of a Run: the call, its effects, its expiry, and why it paused (`tainted_by`). */
+export interface PendingApprovalView {
+  id: string;
+  tool: string;
+  tool_call_id: string;
+  arguments: unknown;
+  effects: string[];
+  expires_at: string;
+  tainted_by: TaintSource[] | null;
 }
 
 export interface RunView {
   id: string;
   chat_id: string;
+  /** What the run was asked: the user's message, the model and mode, the switches. */
+  input: string;
+  model: string;
+  mode: RunMode;
+  allow_bash: boolean;
+  allow_web_search: boolean;
+  use_web: boolean;
   status: string;
   rounds: number;
   tool_calls: number;
   output: string | null;
   error: { code: string; message: string } | null;
-  pending_approvals: { id: string; tool: string; tool_call_id: string; arguments: unknown; effects: string[]; expires_at: string }[];
+  pending_approvals: PendingApprovalView[];
   created_at: string;
   updated_at: string;
 }
@@ -33,6 +70,12 @@ export function toRunView(row: RunViewRow): RunView {
   return {
     id: row.id,
     chat_id: row.chat_id,
+    input: row.input,
+    model: row.model,
+    mode: row.mode,
+    allow_bash: row.allow_bash,
+    allow_web_search: row.allow_web_search,
+    use_web: row.use_web,
     status: row.status,
     rounds: row.rounds,
     tool_calls: row.tool_calls,
@@ -45,6 +88,7 @@ export function toRunView(row: RunViewRow): RunView {
       arguments: approval.arguments,
       effects: approval.effects,
       expires_at: new Date(approval.expires_at).toISOString(),
+      tainted_by: approval.tainted_by,
     })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { SealedApprovalFields } from "../policy/approval-seal.ts";
+import type { TaintSource } from "../policy/taint-sources.ts";
 import { RunStatus } from "./generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
 import { nothingAheadInChat } from "./statements/run-lease-statements.ts";
@@ -62,6 +63,8 @@ export interface StatementApprovalInsert extends SealedApprovalFields {
   toolCallRowId: string;
   arguments: unknown;
   seal: string;
+  /** Why the call paused: the calls that had tainted the run when its round began (not sealed: it decides nothing). */
+  taintedBy: readonly TaintSource[];
 }
 
 /** A human's decision on a pending approval; applied only to an approval still pending. */
@@ -105,6 +108,8 @@ export interface RunStatementChange {
   fileReads: StatementFileRead[];
   increments: { rounds: number; toolCalls: number; inputTokens: number; outputTokens: number };
   tainted: boolean;
+  /** Replaces the run's taint sources (the whole list, earliest first, at most five); unset: unchanged. */
+  taintedBy?: readonly TaintSource[];
   loopState: unknown;
   status?: RunStatus;
   /** Clears the lease (a park: the run waits with no worker); a finish clears it too. */
@@ -158,6 +163,7 @@ run AS (
     input_tokens = r.input_tokens + (input.c->>'input_tokens')::int,
     output_tokens = r.output_tokens + (input.c->>'output_tokens')::int,
     tainted = r.tainted OR (input.c->>'tainted')::boolean,
+    tainted_by = CASE WHEN input.c ? 'tainted_by' THEN input.c->'tainted_by' ELSE r.tainted_by END,
     loop_state = CASE WHEN input.c ? 'loop_state' THEN input.c->'loop_state' ELSE r.loop_state END,
     status = COALESCE((input.c->>'status')::"RunStatus", r.status),
     output = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'output' ELSE r.output END,
@@ -216,10 +222,10 @@ tc_upd AS (
 ),
 apr AS (
   INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
-    effects, target_path, target_revision, policy_version, expires_at, seal, created_at)
+    effects, target_path, target_revision, policy_version, expires_at, seal, tainted_by, created_at)
   SELECT a->>'id', run.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
     a->>'arguments_hash', a->>'workspace_id', ARRAY(SELECT jsonb_array_elements_text(a->'effects')), a->>'target_path',
-    a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', input.now
+    a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', input.now
   FROM run, input, jsonb_array_elements(input.c->'approvals') AS a
   WHERE a->>'run_id' = run.id
 ),
@@ -336,6 +342,7 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
       policy_version: approval.policyVersion,
       expires_at: approval.expiresAt.toISOString(),
       seal: approval.seal,
+      tainted_by: approval.taintedBy,
     })),
     approval_decisions: change.approvalDecisions.map((decided) => ({
       id: decided.id,
@@ -362,6 +369,7 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
     file_reads: change.fileReads.map((read) => ({ workspace_id: read.workspaceId, path: read.path, revision: read.revision })),
   };
   if (change.loopState !== undefined) payload.loop_state = change.loopState;
+  if (change.taintedBy !== undefined) payload.tainted_by = change.taintedBy;
   if (change.status !== undefined) payload.status = change.status;
   if (change.releaseLease) payload.release_lease = true;
   if (change.withdrawPendingApprovals) payload.withdraw_approvals = true;
@@ -418,6 +426,7 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.grants.length === 0 &&
     change.fileReads.length === 0 &&
     change.loopState === undefined &&
+    change.taintedBy === undefined &&
     change.status === undefined &&
     change.releaseLease !== true &&
     change.withdrawPendingApprovals !== true &&

@@ -63,6 +63,13 @@ export interface ToolDefinition<Args = any> {
   execute(args: Args, context: ToolContext): Promise<ToolResult>;
   /** The workspace-relative file a call targets, whose revision an approval binds to. */
   targetPath?(args: Args): string | undefined;
+  /**
+   * What a call read, in a few words for a person (its path, URL, query or command): an approval
+   * names the calls that tainted the run by it. Never sent to the model. `result` is the call's
+   * successful result (some tools learn what they read only then). Without it, a generic
+   * description of the arguments is used (tools/describe-tool-call.ts).
+   */
+  describeCall?(args: Args, result: Extract<ToolResult, { ok: true }>): string;
 }
 
 /** A tool is read-only when every effect it declares is `read`; only those are re-run after a crash. */

@@ -1,4 +1,5 @@
 import type { NewRunEvent } from "../../events/run-event.ts";
+import { mergeTaintSources } from "../../policy/taint-sources.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import type { ToolResult } from "../../tools/tool-definition.ts";
 import type { PendingCall } from "./pending-call.ts";
@@ -10,8 +11,11 @@ const EVENT_RESULT_LIMIT = 16 * 1024;
 export interface AnswerOptions {
   /** Events committed before `tool.completed` (a guard's). */
   events?: NewRunEvent[];
-  /** A successful result of a tainting tool taints the run. */
-  taints?: boolean;
+  /**
+   * A successful result of a tainting tool: it taints the run, and the call joins the run's taint
+   * sources (while there are fewer than five) with `detail`, what it read (tools/describe-tool-call.ts).
+   */
+  taints?: { detail: string };
 }
 
 /**
@@ -21,10 +25,15 @@ export interface AnswerOptions {
 export function answerToolCall(execution: RunExecution, call: PendingCall, result: ToolResult, options: AnswerOptions = {}): void {
   const { run } = execution.context;
   const content = result.ok ? result.output : `Error: ${result.error}`;
-  const taintsNow = options.taints === true && !run.tainted;
+  const taintsNow = options.taints !== undefined && !run.tainted;
+  const taintedBy = options.taints
+    ? mergeTaintSources(run.taintedBy, [{ run_id: run.id, tool_call_id: call.callId, tool: call.name, detail: options.taints.detail }])
+    : run.taintedBy;
+  const newSource = taintedBy.length > run.taintedBy.length;
   execution.stage((change) => {
     change.increments.toolCalls += 1;
     change.tainted ||= taintsNow;
+    if (newSource) change.taintedBy = taintedBy;
     change.events.push(...(options.events ?? []), {
       type: "tool.completed",
       data: result.ok
@@ -36,6 +45,7 @@ export function answerToolCall(execution: RunExecution, call: PendingCall, resul
   });
   run.toolCalls += 1;
   if (taintsNow) run.tainted = true;
+  if (newSource) run.taintedBy = taintedBy;
   execution.context.transcript.push({ role: "tool", toolCallId: call.callId, content, ...(result.ok ? {} : { isError: true }) });
 }
 

@@ -42,10 +42,12 @@ function stageStart(execution: RunExecution): void {
   const { lease } = execution.input;
   const { run } = execution.context;
   const firstStart = !lease.resumed;
-  const becameTainted = !run.tainted && execution.context.chatTainted;
+  const { chatTaintedBy } = execution.context;
+  const becameTainted = !run.tainted && chatTaintedBy.length > 0;
   // Staged: committed together with whatever the execution does first.
   execution.stage((change) => {
     change.tainted ||= becameTainted;
+    if (becameTainted) change.taintedBy = chatTaintedBy;
     change.events.push(
       firstStart
         ? { type: "run.started", data: { model: run.model, mode: run.mode } }
@@ -53,7 +55,10 @@ function stageStart(execution: RunExecution): void {
     );
     if (firstStart) change.messages.push({ id: execution.dependencies.generateId("msg"), role: "user", content: run.input });
   });
-  if (becameTainted) run.tainted = true;
+  if (becameTainted) {
+    run.tainted = true;
+    run.taintedBy = chatTaintedBy;
+  }
   if (firstStart) execution.context.transcript.push({ role: "user", content: run.input });
 }
 

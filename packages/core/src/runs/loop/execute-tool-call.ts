@@ -1,5 +1,6 @@
 import { effectLabels } from "../../policy/effects.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
+import { describeToolCall } from "../../tools/describe-tool-call.ts";
 import type { ToolDefinition, ToolResult } from "../../tools/tool-definition.ts";
 import { answerToolCall } from "./answer-tool-call.ts";
 import type { PendingCall } from "./pending-call.ts";
@@ -14,7 +15,8 @@ export async function executeToolCall(execution: RunExecution, call: PendingCall
   // Invariant 3: the call is recorded as started (with everything staged before it) before its handler runs.
   await execution.flush();
   const result = await runTool(execution, tool, args);
-  answerToolCall(execution, call, result, { taints: tool.taints && result.ok });
+  // Only a successful result brings material in: a failed read taints nothing.
+  answerToolCall(execution, call, result, tool.taints && result.ok ? { taints: { detail: describeToolCall(tool, args, result) } } : {});
 }
 
 /** A tool's handler; what it throws becomes a tool error for the model, never the run's failure. */

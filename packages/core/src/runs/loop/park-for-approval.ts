@@ -1,5 +1,6 @@
 import { generateSecretId } from "../../ids.ts";
 import { POLICY_VERSION, hashArguments, sealApproval } from "../../policy/approval-seal.ts";
+import type { TaintSource } from "../../policy/taint-sources.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
@@ -16,11 +17,17 @@ export interface ApprovalRequest {
   effects: string[];
 }
 
+export interface ParkOptions {
+  /** Why the calls paused: the calls that had tainted the run when their round began (empty: not for taint). */
+  taintedBy: readonly TaintSource[];
+}
+
 /**
  * Writes a sealed approval record per call and parks the run: no worker, no job (invariant 4). The
- * record binds the revision of the file the call targets, so a decision can tell if it changed.
+ * record binds the revision of the file the call targets, so a decision can tell if it changed, and
+ * names the calls that tainted the run (not sealed: it explains the pause, it decides nothing).
  */
-export async function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[]): Promise<StepOutcome> {
+export async function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[], options: ParkOptions): Promise<StepOutcome> {
   const { run, workspace, settings } = execution.context;
   const now = execution.dependencies.clock();
   const expiresAt = new Date(now.getTime() + settings.approval_ttl_seconds * 1000);
@@ -61,10 +68,11 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
           arguments: request.args,
           effects: fields.effects,
           expires_at: expiresAt.toISOString(),
+          tainted_by: [...options.taintedBy],
         },
       });
       stageToolCallUpdate(change, { id: request.call.rowId, status: "awaiting_approval", effects: fields.effects });
-      change.approvals.push({ ...fields, toolCallRowId: request.call.rowId, arguments: request.args, seal });
+      change.approvals.push({ ...fields, toolCallRowId: request.call.rowId, arguments: request.args, seal, taintedBy: options.taintedBy });
     }
   });
   await execution.flush();

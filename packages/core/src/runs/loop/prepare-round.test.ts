@@ -49,6 +49,7 @@ function context(overrides: { rounds?: number; tainted?: boolean; settings?: Par
       rounds: overrides.rounds ?? 0,
       toolCalls: 0,
       tainted: overrides.tainted ?? false,
+      taintedBy: overrides.tainted ? [{ run_id: "run_1", tool_call_id: "call_1", tool: "read_file", detail: "notes.txt" }] : [],
       cancelRequested: false,
     },
     role: "user",
@@ -57,7 +58,7 @@ function context(overrides: { rounds?: number; tainted?: boolean; settings?: Par
     loopState: parseLoopState({}),
     transcript: overrides.transcript ?? [{ role: "user", content: "go" }],
     grants: [],
-    chatTainted: false,
+    chatTaintedBy: [],
     openToolCalls: [],
   };
 }
@@ -76,7 +77,7 @@ describe("prepareRound", () => {
       round: 3,
       tools: [{ name: "list_files" }],
       events: [{ type: "round.started", data: { round: 3, tools: ["list_files"] } }],
-      loopState: { roundTools: ["list_files"], roundTainted: true, finalAnswerRound: false },
+      loopState: { roundTools: ["list_files"], roundTainted: true, roundTaintSources: 1, finalAnswerRound: false },
       finalAnswerRound: false,
     });
   });

@@ -26,7 +26,7 @@ export type PreparedRound =
       tools: ModelToolSchema[];
       /** `round.started`, and `guard.triggered` when tool results were truncated to fit. */
       events: NewRunEvent[];
-      /** The loop state to commit with the round's start: the round's tools and taint recorded. */
+      /** The loop state to commit with the round's start: the round's tools and taint (and its sources) recorded. */
       loopState: LoopState;
       /** The round was sent without tools (a guard asked for a final answer). */
       finalAnswerRound: boolean;
@@ -85,7 +85,14 @@ export function prepareRound(input: PrepareRoundInput): PreparedRound {
     messages: fitted.messages,
     tools,
     events,
-    loopState: { ...loopState, finalAnswerRound: false, pendingNote: null, roundTainted: run.tainted, roundTools: toolNames },
+    loopState: {
+      ...loopState,
+      finalAnswerRound: false,
+      pendingNote: null,
+      roundTainted: run.tainted,
+      roundTaintSources: run.taintedBy.length,
+      roundTools: toolNames,
+    },
     finalAnswerRound: loopState.finalAnswerRound,
   };
 }

@@ -62,8 +62,14 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
     }
   }
   if (pending.length === 0) return { kind: "next_round" };
-  const { roundTainted, roundTools } = execution.loopState;
-  return runToolCalls(execution, pending, { tainted: roundTainted ?? execution.context.run.tainted, sentTools: roundTools });
+  const { roundTainted, roundTaintSources, roundTools } = execution.loopState;
+  const { run } = execution.context;
+  return runToolCalls(execution, pending, {
+    tainted: roundTainted ?? run.tainted,
+    // The sources that had entered when the calls' round began (calls resumed above may have added more).
+    taintedBy: run.taintedBy.slice(0, roundTaintSources ?? undefined),
+    sentTools: roundTools,
+  });
 }
 
 function pendingCallOf(open: OpenToolCall): PendingCall {

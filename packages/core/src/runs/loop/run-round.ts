@@ -72,7 +72,10 @@ export async function runRound(execution: RunExecution): Promise<StepOutcome> {
 
   const { response } = requested;
   const calls = recordModelResponse(execution, response, prepared.round);
-  if (calls.length > 0) return runToolCalls(execution, calls, { tainted: run.tainted, sentTools: prepared.loopState.roundTools });
+  if (calls.length > 0) {
+    // Nothing has run since the round began: the run's taint is still the round's.
+    return runToolCalls(execution, calls, { tainted: run.tainted, taintedBy: run.taintedBy, sentTools: prepared.loopState.roundTools });
+  }
   const mayNudge = !execution.loopState.nudged && !prepared.finalAnswerRound && prepared.tools.length > 0;
   if (mayNudge && detectPromisedAction(response.text)) {
     execution.loopState = { ...execution.loopState, nudged: true, pendingNote: PROMISED_ACTION_NUDGE };

@@ -1,3 +1,4 @@
+import type { TaintSource } from "../../policy/taint-sources.ts";
 import { assertNever, type StepOutcome } from "../run-outcome.ts";
 import { answerToolCall } from "./answer-tool-call.ts";
 import { executeToolCall } from "./execute-tool-call.ts";
@@ -9,6 +10,8 @@ import type { RunExecution } from "./run-execution.ts";
 export interface RunToolCallsOptions {
   /** Whether the run was tainted when the model emitted the calls (their round's start). */
   tainted: boolean;
+  /** The calls that had tainted the run by then: a paused call names them as the reason. */
+  taintedBy: readonly TaintSource[];
   /** The tools sent in the calls' round (null: not recorded, by an older release). */
   sentTools: readonly string[] | null;
 }
@@ -49,6 +52,6 @@ export async function runToolCalls(execution: RunExecution, calls: readonly Pend
         assertNever(action);
     }
   }
-  if (approvals.length > 0) return parkForApproval(execution, approvals);
+  if (approvals.length > 0) return parkForApproval(execution, approvals, { taintedBy: options.tainted ? options.taintedBy : [] });
   return { kind: "next_round" };
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { TAINT_SOURCE_LIMIT, taintSourcesSchema } from "../../policy/taint-sources.ts";
 import { USER_ROLES } from "../../users/user.ts";
 import { MessageRole, RunMode, RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
@@ -6,21 +7,25 @@ import { storedApprovalColumns } from "./approval-statements.ts";
 
 /**
  * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,
- * whether an earlier run of the chat was tainted, and the open tool calls with their approvals: one
+ * the chat's other tainted runs with their taint sources, and the open tool calls with their approvals: one
  * statement, because every execution (and so every resume after an approval) starts here.
  */
 const LOAD_SQL = preparedSql(
   "run_context",
   `
 SELECT r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
-  r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.cancel_requested, r.loop_state,
+  r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.tainted_by, r.cancel_requested, r.loop_state,
   u.role::text AS role, w.id AS workspace_id, w.root_path AS workspace_root,
   (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
   (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
     FROM messages AS m WHERE m.chat_id = r.chat_id) AS messages,
   (SELECT COALESCE(json_agg(json_build_object('tool', g.tool, 'effects', COALESCE(g.effects, '{}'))), '[]'::json)
     FROM grants AS g WHERE g.revoked_at IS NULL AND ((g.run_id = r.id AND g.scope = 'task') OR (g.chat_id = r.chat_id AND g.scope = 'chat'))) AS grants,
-  EXISTS (SELECT 1 FROM runs AS o WHERE o.chat_id = r.chat_id AND o.id <> r.id AND o.tainted) AS chat_tainted,
+  -- The earliest tainted runs name the earliest sources (each names at least one; a later run repeats
+  -- an earlier one's): a few more runs than sources are kept, so the repeats do not crowd them out.
+  (SELECT COALESCE(json_agg(json_build_object('run_id', o.id, 'tainted_by', o.tainted_by) ORDER BY o.created_at, o.id), '[]'::json)
+    FROM (SELECT id, tainted_by, created_at FROM runs WHERE chat_id = r.chat_id AND id <> r.id AND tainted
+      ORDER BY created_at, id LIMIT ${TAINT_SOURCE_LIMIT * 4}) AS o) AS chat_tainted_runs,
   (SELECT COALESCE(json_agg(json_build_object(
       'rowId', tc.id, 'callId', tc.call_id, 'round', tc.round, 'position', tc.position, 'tool', tc.tool,
       'arguments', tc.arguments, 'status', tc.status,
@@ -56,6 +61,7 @@ const runContextRow = z.object({
   rounds: z.number(),
   tool_calls: z.number(),
   tainted: z.boolean(),
+  tainted_by: taintSourcesSchema.nullable(),
   cancel_requested: z.boolean(),
   /** Checked by runs/loop-state.ts. */
   loop_state: z.unknown(),
@@ -66,7 +72,8 @@ const runContextRow = z.object({
   settings: z.array(z.object({ key: z.string(), value: z.unknown() })),
   messages: z.array(z.object({ role: z.enum(MessageRole), content: z.string().nullable(), toolCalls: z.unknown(), toolCallId: z.string().nullable() })),
   grants: z.array(z.object({ tool: z.string(), effects: z.array(z.string()) })),
-  chat_tainted: z.boolean(),
+  /** The chat's other tainted runs, earliest first (a few more than the sources an approval names). */
+  chat_tainted_runs: z.array(z.object({ run_id: z.string(), tainted_by: taintSourcesSchema.nullable() })),
   open_calls: z.array(
     z.object({
       rowId: z.string(),

@@ -1,22 +1,23 @@
 import { z } from "zod";
 import { RUN_EVENT_TYPES } from "../../events/run-event.ts";
-import { RunStatus } from "../generated/enums.ts";
+import { taintSourcesSchema } from "../../policy/taint-sources.ts";
+import { RunMode, RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
 
 // The reads behind every run a client creates, polls and follows (runs/run-queries.ts): prepared,
 // because they run for every run and every subscriber.
 
 /**
- * The run and its pending approvals. Approvals of one round share their creation time: they come in
- * the order of their calls.
+ * The run, what it was asked, and its pending approvals. Approvals of one round share their creation
+ * time: they come in the order of their calls.
  */
 const RUN_VIEW_SQL = preparedSql(
   "run_view",
   `
-SELECT r.id, r.chat_id, r.status::text AS status, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
+SELECT r.id, r.chat_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode, r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
   (SELECT COALESCE(json_agg(json_build_object(
       'id', a.id, 'tool', a.tool, 'tool_call_id', a.tool_call_id, 'arguments', a.arguments,
-      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
+      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
     FROM approvals AS a JOIN tool_calls AS tc ON tc.id = a.tool_call_row_id
     WHERE a.run_id = r.id AND a.status = 'pending') AS pending_approvals
 FROM runs AS r
@@ -27,6 +28,12 @@ const runViewRow = z.object({
   id: z.string(),
   chat_id: z.string(),
   status: z.enum(RunStatus),
+  input: z.string(),
+  model: z.string(),
+  mode: z.enum(RunMode),
+  allow_bash: z.boolean(),
+  allow_web_search: z.boolean(),
+  use_web: z.boolean(),
   rounds: z.number(),
   tool_calls: z.number(),
   output: z.string().nullable(),
@@ -36,7 +43,16 @@ const runViewRow = z.object({
   updated_at: z.date(),
   /** Built as JSON in the statement: `expires_at` is Postgres's JSON text of the timestamp. */
   pending_approvals: z.array(
-    z.object({ id: z.string(), tool: z.string(), tool_call_id: z.string(), arguments: z.unknown(), effects: z.array(z.string()), expires_at: z.string() }),
+    z.object({
+      id: z.string(),
+      tool: z.string(),
+      tool_call_id: z.string(),
+      arguments: z.unknown(),
+      effects: z.array(z.string()),
+      expires_at: z.string(),
+      /** Null in approvals recorded before taint sources were. */
+      tainted_by: taintSourcesSchema.nullable(),
+    }),
   ),
 });
 

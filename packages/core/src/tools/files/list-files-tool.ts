@@ -34,6 +34,7 @@ export function createListFilesTool(options: ListFilesToolOptions = {}): ToolDef
     effects: ["read"],
     taints: true,
     requiresWorkspace: true,
+    describeCall: (args) => args.path || "the workspace root",
     async execute(args, context) {
       const workspace = context.workspace;
       if (workspace === null) return missingWorkspace();

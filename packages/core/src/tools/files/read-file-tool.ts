@@ -45,6 +45,7 @@ export function createReadFileTool(options: ReadFileToolOptions = {}): ToolDefin
     effects: ["read"],
     taints: true,
     requiresWorkspace: true,
+    describeCall: (args) => args.path,
     async execute(args, context) {
       const workspace = context.workspace;
       if (workspace === null) return missingWorkspace();

@@ -50,6 +50,7 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
     effects: ["read"],
     taints: true,
     requiresWorkspace: true,
+    describeCall: (args) => (args.path ? `${JSON.stringify(args.query)} in ${args.path}` : JSON.stringify(args.query)),
     async execute(args, context) {
       const workspace = context.workspace;
       if (workspace === null) return missingWorkspace();

@@ -19,7 +19,8 @@ export interface JobControl {
   stop(userId: string, jobId: string): Promise<JobRecord>;
   list(userId: string, filter: { workspaceId?: string }): Promise<JobRecord[]>;
   get(userId: string, jobId: string): Promise<JobRecord>;
-  output(userId: string, jobId: string, input: { offset: number; maxBytes: number }): Promise<JobOutputSlice>;
+  /** A slice of the job's output, with the job's command (what a tainted run's approvals name the read by). */
+  output(userId: string, jobId: string, input: { offset: number; maxBytes: number }): Promise<JobOutputSlice & { command: string }>;
 }
 
 /** Default and largest `max_bytes` of one `job_output` call: 16 KiB (about 4k tokens), 256 KiB. */
@@ -115,6 +116,7 @@ export function createJobTools(control: JobControl | null): ToolDefinition[] {
     effects: ["read"],
     taints: true,
     requiresWorkspace: true,
+    describeCall: (args, result) => (typeof result.data?.command === "string" ? `output of ${result.data.command}` : `output of job ${args.job_id}`),
     execute: (args, context) =>
       withControl(context, async (jobs) => {
         const slice = await jobs.output(context.userId, args.job_id, { offset: args.offset ?? 0, maxBytes: args.max_bytes ?? DEFAULT_OUTPUT_BYTES });
@@ -122,7 +124,7 @@ export function createJobTools(control: JobControl | null): ToolDefinition[] {
         return {
           ok: true,
           output: `[bytes ${slice.offset}-${slice.next_offset}; ${state}]\n${slice.output.length > 0 ? slice.output : "(no output yet)"}`,
-          data: { offset: slice.offset, next_offset: slice.next_offset, complete: slice.complete },
+          data: { offset: slice.offset, next_offset: slice.next_offset, complete: slice.complete, command: slice.command },
         };
       }),
   };

@@ -58,6 +58,7 @@ export function createRunCommandTool(options: RunCommandToolOptions): ToolDefini
     effects: ["process"],
     taints: true,
     requiresWorkspace: true,
+    describeCall: (args) => args.command,
     async execute(args: RunCommandArgs, context: ToolContext): Promise<ToolResult> {
       if (context.workspace === null) {
         return { ok: false, error: "run_command needs a workspace, and this run has none." };

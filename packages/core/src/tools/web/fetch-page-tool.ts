@@ -53,6 +53,7 @@ export function createFetchPageTool(options: FetchPageToolOptions = {}): ToolDef
     effects: ["network"],
     taints: true,
     requiresWorkspace: false,
+    describeCall: (args) => args.url,
     async execute(args: FetchPageArgs, context: ToolContext): Promise<ToolResult> {
       let url: URL;
       try {

@@ -30,6 +30,7 @@ export function createWebSearchTool(options: WebSearchToolOptions): ToolDefiniti
     effects: ["network"],
     taints: true,
     requiresWorkspace: false,
+    describeCall: (args) => args.query,
     async execute(args: WebSearchArgs, context: ToolContext): Promise<ToolResult> {
       const backend = options.backend;
       if (backend === null) {
