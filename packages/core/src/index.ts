@@ -54,7 +54,7 @@ export { warmUpTokenizer } from "./models/count-tokens.ts";
 
 // Events, settings, errors, configuration, logging, ids and time.
 export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
-export { loadSettings, updateSettings } from "./settings/agent-settings.ts";
+export { loadSettings, NUMERIC_SETTINGS, settingsPatchSchema, TOOL_FAMILY_FLAGS, updateSettings } from "./settings/agent-settings.ts";
 export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";
 export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
 export { isConnectionError } from "./errors/is-connection-error.ts";

@@ -24,7 +24,8 @@ export function parseRequest<Schema extends z.ZodType>(
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => ({
-    field: issue.path.map(String).join(".") || "(root)",
+    // An unknown field (a strict schema) is named itself, not its parent object.
+    field: [...issue.path, ...(issue.code === "unrecognized_keys" ? issue.keys.slice(0, 1) : [])].map(String).join(".") || "(root)",
     message: issue.message,
   }));
   const first = issues[0]!;

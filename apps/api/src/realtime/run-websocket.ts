@@ -21,6 +21,9 @@ const clientMessage = z.discriminatedUnion("type", [
   z.object({ type: z.literal("unsubscribe"), run_id: runIdField }),
 ]);
 
+/** Where the WebSocket is upgraded (the HTTP server's upgrade event, not an express route). */
+export const RUN_WEBSOCKET_PATH = "/api/ws";
+
 /** Pings detect half-open connections (a laptop that slept). Default every 30 s. */
 const PING_INTERVAL_MS = 30_000;
 /** A client with this much unsent data gets no more deltas (they are live-only anyway). Default 1 MiB. */
@@ -37,7 +40,7 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
 
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
-    if (path !== "/api/ws") {
+    if (path !== RUN_WEBSOCKET_PATH) {
       refuse(socket, 404, "Not Found");
       return;
     }

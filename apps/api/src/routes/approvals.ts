@@ -1,28 +1,31 @@
-import { Router } from "express";
-import { z } from "zod";
 import { decideRunApproval } from "@agentq/core";
-import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
-import { currentUser } from "../http/authenticate.ts";
-import { parseRequest } from "../http/parse-body.ts";
+import { commandDependencies } from "../api-dependencies.ts";
+import { defineRoute } from "../http/api-route.ts";
+import { approvalDecisionResultSchema, decideApprovalBodySchema } from "../schemas/approval-schemas.ts";
 
-const decisionBody = z.object({
-  tool_approval_id: z.string().min(1).max(300),
-  tool_approval_decision: z.enum(["allow_task", "allow_chat", "deny"]),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-});
-
-export function approvalsRouter(dependencies: ApiDependencies): Router {
-  const router = Router();
-  const { runs } = dependencies;
-
-  router.post("/api/approvals", async (request, response) => {
-    const body = parseRequest(decisionBody, request.body);
-    const result = await decideRunApproval(
-      { ...commandDependencies(dependencies), approvalSecret: runs.approvalSecret, tools: runs.tools },
-      { userId: currentUser(request).id, approvalId: body.tool_approval_id, decision: body.tool_approval_decision, arguments: body.arguments },
-    );
-    response.status(202).json({ run_id: result.runId, status: result.status });
-  });
-
-  return router;
-}
+export const approvalRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/approvals",
+    operationId: "decideApproval",
+    summary: "Decide a pending approval",
+    description:
+      "`allow_task`: this call and later calls of the same tool with the same effects in this run proceed; `allow_chat`: the same for every " +
+      "later run of the chat; `deny`: the call is not executed and the model is told so. The run resumes when its last pending call is decided.",
+    body: decideApprovalBodySchema,
+    responses: { 202: { description: "decided; the run's status now", schema: approvalDecisionResultSchema } },
+    errors: {
+      404: "`not_found`: unknown, forged or someone else's approval id",
+      409: "`approval_already_decided`; `run_finished` (cancelled or finished); `approval_stale` (the file it was bound to changed)",
+      410: "`approval_expired`",
+    },
+    handler: async ({ dependencies, user, body }) => {
+      const { runs } = dependencies;
+      const result = await decideRunApproval(
+        { ...commandDependencies(dependencies), approvalSecret: runs.approvalSecret, tools: runs.tools },
+        { userId: user.id, approvalId: body.tool_approval_id, decision: body.tool_approval_decision, arguments: body.arguments },
+      );
+      return { status: 202, body: { run_id: result.runId, status: result.status } };
+    },
+  }),
+];

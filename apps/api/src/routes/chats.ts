@@ -1,5 +1,3 @@
-import { Router } from "express";
-import { z } from "zod";
 import {
   createChat,
   generateId,
@@ -11,70 +9,99 @@ import {
   startRun,
   systemClock,
 } from "@agentq/core";
-import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
-import { currentUser } from "../http/authenticate.ts";
-import { parseRequest } from "../http/parse-body.ts";
+import { commandDependencies } from "../api-dependencies.ts";
+import { defineRoute } from "../http/api-route.ts";
+import { approvalRecordListSchema, approvalRecordsBody, grantListSchema, revokedGrantSchema } from "../schemas/approval-schemas.ts";
+import { chatSchema, chatWithMessagesSchema, createChatBodySchema } from "../schemas/chat-schemas.ts";
+import { createRunBodySchema, runBody, runSchema } from "../schemas/run-schemas.ts";
 
-const createChatBody = z.object({
-  title: z.string().trim().min(1).max(500).optional(),
-  workspace_id: z.string().min(1).max(200).optional(),
-});
+const CHAT_ID = "the chat's id";
 
-const createRunBody = z.object({
-  input: z.string().min(1, "input must not be empty").max(1_000_000),
-  model: z.string().trim().min(1).max(300).optional(),
-  mode: z.enum(["agent", "guide"]).optional(),
-  allow_bash: z.boolean().optional(),
-  allow_web_search: z.boolean().optional(),
-  use_web: z.boolean().optional(),
-  multitask: z.enum(["reject", "enqueue", "interrupt"]).optional(),
-  idempotency_key: z.string().min(1).max(255).optional(),
-});
-
-export function chatsRouter(dependencies: ApiDependencies): Router {
-  const router = Router();
-  const { prisma, config } = dependencies;
-
-  router.post("/api/chats", async (request, response) => {
-    const body = parseRequest(createChatBody, request.body);
-    const chat = await createChat(prisma, { userId: currentUser(request).id, title: body.title, workspaceId: body.workspace_id, generateId });
-    response.status(201).json(chat);
-  });
-
-  router.get("/api/chats/:id", async (request, response) => {
-    response.json(await getChatWithMessages(prisma, currentUser(request).id, request.params.id));
-  });
-
-  router.post("/api/chats/:id/runs", async (request, response) => {
-    const user = currentUser(request);
-    const body = parseRequest(createRunBody, request.body);
-    const result = await startRun(commandDependencies(dependencies), {
-      userId: user.id,
-      chatId: request.params.id,
-      input: body.input,
-      model: body.model ?? config.defaultModel,
-      mode: body.mode ?? "agent",
-      allowBash: body.allow_bash ?? false,
-      allowWebSearch: body.allow_web_search ?? true,
-      useWeb: body.use_web ?? false,
-      multitask: body.multitask ?? "reject",
-      idempotencyKey: body.idempotency_key,
-    });
-    response.status(202).json(await getRunView(prisma, user.id, result.runId));
-  });
-
-  router.get("/api/chats/:id/grants", async (request, response) => {
-    response.json({ grants: await listChatGrants(prisma, currentUser(request).id, request.params.id) });
-  });
-
-  router.delete("/api/chats/:id/grants/:grantId", async (request, response) => {
-    await revokeChatGrant({ prisma, clock: systemClock }, { userId: currentUser(request).id, chatId: request.params.id, grantId: request.params.grantId });
-    response.json({ id: request.params.grantId, revoked: true });
-  });
-
-  router.get("/api/chats/:id/approvals", async (request, response) => {
-    response.json({ approvals: await listChatApprovals(prisma, currentUser(request).id, request.params.id) });
-  });
-
-  return router;
-}
+export const chatRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/chats",
+    operationId: "createChat",
+    summary: "Create a chat",
+    body: createChatBodySchema,
+    responses: { 201: { description: "the chat", schema: chatSchema } },
+    errors: { 404: "`not_found`: the workspace does not exist or is someone else's" },
+    handler: async ({ dependencies, user, body }) => {
+      const chat = await createChat(dependencies.prisma, { userId: user.id, title: body.title, workspaceId: body.workspace_id, generateId });
+      return { status: 201, body: chat };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/chats/:id",
+    operationId: "getChat",
+    summary: "A chat and its transcript",
+    parameters: { id: CHAT_ID },
+    responses: { 200: { description: "the chat with its messages in order", schema: chatWithMessagesSchema } },
+    handler: async ({ dependencies, user, params }) => ({ status: 200, body: await getChatWithMessages(dependencies.prisma, user.id, params.id) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/api/chats/:id/runs",
+    operationId: "createRun",
+    summary: "Start a run in the chat",
+    parameters: { id: CHAT_ID },
+    body: createRunBodySchema,
+    responses: { 202: { description: "the run, queued (or the first run of the same idempotency key)", schema: runSchema } },
+    errors: {
+      409: "`run_in_progress`: the chat has an active run and `multitask` is `reject`",
+      503: "`unavailable`: the queue did not take the run in time (it stays queued and starts later)",
+    },
+    handler: async ({ dependencies, user, params, body }) => {
+      const result = await startRun(commandDependencies(dependencies), {
+        userId: user.id,
+        chatId: params.id,
+        input: body.input,
+        model: body.model ?? dependencies.config.defaultModel,
+        mode: body.mode ?? "agent",
+        allowBash: body.allow_bash ?? false,
+        allowWebSearch: body.allow_web_search ?? true,
+        useWeb: body.use_web ?? false,
+        multitask: body.multitask ?? "reject",
+        idempotencyKey: body.idempotency_key,
+      });
+      return { status: 202, body: runBody(await getRunView(dependencies.prisma, user.id, result.runId)) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/chats/:id/grants",
+    operationId: "listChatGrants",
+    summary: "The chat's standing permissions",
+    parameters: { id: CHAT_ID },
+    responses: { 200: { description: "grants in force, oldest first", schema: grantListSchema } },
+    handler: async ({ dependencies, user, params }) => ({
+      status: 200,
+      body: { grants: await listChatGrants(dependencies.prisma, user.id, params.id) },
+    }),
+  }),
+  defineRoute({
+    method: "delete",
+    path: "/api/chats/:id/grants/:grantId",
+    operationId: "revokeChatGrant",
+    summary: "Revoke a grant of the chat",
+    parameters: { id: CHAT_ID, grantId: "the grant's id" },
+    responses: { 200: { description: "revoked", schema: revokedGrantSchema } },
+    handler: async ({ dependencies, user, params }) => {
+      await revokeChatGrant({ prisma: dependencies.prisma, clock: systemClock }, { userId: user.id, chatId: params.id, grantId: params.grantId });
+      return { status: 200, body: { id: params.grantId, revoked: true as const } };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/chats/:id/approvals",
+    operationId: "listChatApprovals",
+    summary: "The chat's approvals, decided or not",
+    parameters: { id: CHAT_ID },
+    responses: { 200: { description: "oldest first", schema: approvalRecordListSchema } },
+    handler: async ({ dependencies, user, params }) => ({
+      status: 200,
+      body: approvalRecordsBody(await listChatApprovals(dependencies.prisma, user.id, params.id)),
+    }),
+  }),
+];

@@ -1,17 +1,18 @@
-import { Router, type Request, type Response } from "express";
+import type { Request, Response } from "express";
 import { z } from "zod";
 import { cancelRun, getRunView, readRunEvents, requireOwnRun } from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
-import { currentUser } from "../http/authenticate.ts";
-import { parseRequest } from "../http/parse-body.ts";
+import { ANSWERED, defineRoute } from "../http/api-route.ts";
 import { followRun } from "../realtime/follow-run.ts";
+import { runBody, runEventsPageSchema, runSchema } from "../schemas/run-schemas.ts";
 
 const eventsQuery = z.object({
   after: z
     .string()
     .regex(/^\d{1,9}$/, "after must be a non-negative whole number (a seq)")
     .transform(Number)
-    .optional(),
+    .optional()
+    .meta({ description: "the last seq the client has seen (default 0: from the start)" }),
 });
 
 /** Events in one JSON answer. Default 10,000. */
@@ -20,34 +21,65 @@ const EVENTS_PAGE_LIMIT = 10_000;
 /** SSE comment lines keep proxies from closing an idle stream. Default every 15 s. */
 const SSE_HEARTBEAT_MS = 15_000;
 
-export function runsRouter(dependencies: ApiDependencies): Router {
-  const router = Router();
-  const { prisma } = dependencies;
+const RUN_ID = "the run's id";
 
-  router.get("/api/runs/:id", async (request, response) => {
-    response.json(await getRunView(prisma, currentUser(request).id, request.params.id));
-  });
-
-  router.post("/api/runs/:id/cancel", async (request, response) => {
-    const user = currentUser(request);
-    await cancelRun(commandDependencies(dependencies), { userId: user.id, runId: request.params.id, reason: "cancelled by the user" });
-    response.status(202).json(await getRunView(prisma, user.id, request.params.id));
-  });
-
-  router.get("/api/runs/:id/events", async (request, response) => {
-    const run = await requireOwnRun(prisma, currentUser(request).id, request.params.id);
-    const query = parseRequest(eventsQuery, request.query, "query");
-    if (request.accepts(["application/json", "text/event-stream"]) === "text/event-stream" && request.get("accept")?.includes("text/event-stream")) {
-      await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
-      return;
-    }
-    const { events } = await readRunEvents(prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
-    // Additive to API.md: a run with more events than one page says so; ask again with after=<last seq>.
-    response.json({ events: events.slice(0, EVENTS_PAGE_LIMIT), has_more: events.length > EVENTS_PAGE_LIMIT });
-  });
-
-  return router;
-}
+export const runRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/runs/:id",
+    operationId: "getRun",
+    summary: "A run",
+    parameters: { id: RUN_ID },
+    responses: { 200: { description: "the run", schema: runSchema } },
+    handler: async ({ dependencies, user, params }) => ({ status: 200, body: runBody(await getRunView(dependencies.prisma, user.id, params.id)) }),
+  }),
+  defineRoute({
+    method: "post",
+    path: "/api/runs/:id/cancel",
+    operationId: "cancelRun",
+    summary: "Cancel a run",
+    description: "Its open tool calls get results and its pending approvals are withdrawn.",
+    parameters: { id: RUN_ID },
+    responses: { 202: { description: "the run as the cancel left it", schema: runSchema } },
+    errors: { 409: "`run_finished`: the run has already finished" },
+    handler: async ({ dependencies, user, params }) => {
+      await cancelRun(commandDependencies(dependencies), { userId: user.id, runId: params.id, reason: "cancelled by the user" });
+      return { status: 202, body: runBody(await getRunView(dependencies.prisma, user.id, params.id)) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/runs/:id/events",
+    operationId: "listRunEvents",
+    summary: "A run's durable events (JSON, or a server-sent event stream)",
+    description:
+      "With `Accept: text/event-stream` the same endpoint streams the events as server-sent events: `id:` is the seq, `data:` the Event JSON; " +
+      "`Last-Event-ID` wins over `after`; replayed events come first, then live ones, and the stream closes after the run finishes. " +
+      "An EventSource cannot set headers: it may pass the token as `?token=`.",
+    queryToken: true,
+    parameters: { id: RUN_ID },
+    query: eventsQuery,
+    responses: {
+      200: {
+        description: "the events with `seq > after`, in order",
+        schema: runEventsPageSchema,
+        alternatives: {
+          "text/event-stream": { schema: z.string().meta({ description: "`id: <seq>` and `data: <Event JSON>` per event; `: keep-alive` comments" }) },
+        },
+      },
+    },
+    handler: async ({ dependencies, user, params, query, request, response }) => {
+      const run = await requireOwnRun(dependencies.prisma, user.id, params.id);
+      if (request.accepts(["application/json", "text/event-stream"]) === "text/event-stream" && request.get("accept")?.includes("text/event-stream")) {
+        await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
+        return ANSWERED;
+      }
+      const { events } = await readRunEvents(dependencies.prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
+      // Additive to API.md: a run with more events than one page says so; ask again with after=<last seq>.
+      return { status: 200, body: { events: events.slice(0, EVENTS_PAGE_LIMIT), has_more: events.length > EVENTS_PAGE_LIMIT } };
+    },
+  }),
+];
 
 /** `Last-Event-ID` wins over `?after=` (a reconnecting EventSource sends it). */
 function lastEventId(request: Request): number | undefined {

@@ -1,23 +1,25 @@
-import { Router } from "express";
 import { loadSettings, updateSettings } from "@agentq/core";
-import type { ApiDependencies } from "../api-dependencies.ts";
-import { requireAdmin } from "../http/authenticate.ts";
-import { refuseNulCharacters } from "../http/parse-body.ts";
+import { defineRoute } from "../http/api-route.ts";
+import { settingsPatchBodySchema, settingsSchema } from "../schemas/settings-schemas.ts";
 
-export function settingsRouter(dependencies: ApiDependencies): Router {
-  const router = Router();
-  const { prisma } = dependencies;
-
-  router.get("/api/settings", async (request, response) => {
-    requireAdmin(request);
-    response.json(await loadSettings(prisma));
-  });
-
-  router.patch("/api/settings", async (request, response) => {
-    requireAdmin(request);
-    refuseNulCharacters(request.body, "request body");
-    response.json(await updateSettings(prisma, request.body));
-  });
-
-  return router;
-}
+export const settingsRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/settings",
+    operationId: "getSettings",
+    summary: "The settings (admin)",
+    access: "admin",
+    responses: { 200: { description: "every setting, stored or default", schema: settingsSchema } },
+    handler: async ({ dependencies }) => ({ status: 200, body: await loadSettings(dependencies.prisma) }),
+  }),
+  defineRoute({
+    method: "patch",
+    path: "/api/settings",
+    operationId: "updateSettings",
+    summary: "Change settings (admin)",
+    access: "admin",
+    body: settingsPatchBodySchema,
+    responses: { 200: { description: "the stored settings, each clamped to its range", schema: settingsSchema } },
+    handler: async ({ dependencies, body }) => ({ status: 200, body: await updateSettings(dependencies.prisma, body) }),
+  }),
+];

@@ -1,4 +1,3 @@
-import { Router } from "express";
 import { z } from "zod";
 import {
   createWorkspace,
@@ -10,22 +9,19 @@ import {
   registerWorkspaceDirectory,
   writeWorkspaceFile,
 } from "@agentq/core";
-import type { ApiDependencies } from "../api-dependencies.ts";
-import { currentUser, requireAdmin } from "../http/authenticate.ts";
-import { parseRequest } from "../http/parse-body.ts";
+import { defineRoute } from "../http/api-route.ts";
+import { requireAdmin } from "../http/authenticate.ts";
+import { workspaceFileSchema, workspaceListSchema, workspaceSchema, writtenFileSchema } from "../schemas/workspace-schemas.ts";
 
-const createWorkspaceBody = z.object({
-  name: z.string().trim().min(1, "a workspace name is required").max(200, "a workspace name is at most 200 characters"),
-  /** Admins only: register an existing directory inside FILE_ROOTS instead of creating one. */
-  path: z.string().min(1).optional(),
-});
+const createWorkspaceBody = z
+  .object({
+    name: z.string().trim().min(1, "a workspace name is required").max(200, "a workspace name is at most 200 characters"),
+    /** Admins only: register an existing directory inside FILE_ROOTS instead of creating one. */
+    path: z.string().min(1).optional().meta({ description: "admins only: an existing directory inside one of FILE_ROOTS to register" }),
+  })
+  .meta({ id: "CreateWorkspaceRequest" });
 
-const writeFileBody = z.object({ content: z.string() });
-
-/** `*path` arrives as the list of decoded segments (path-to-regexp v8). */
-function filePathParameter(value: unknown): string {
-  return Array.isArray(value) ? value.map(String).join("/") : String(value ?? "");
-}
+const writeFileBody = z.object({ content: z.string().meta({ description: "UTF-8 text" }) }).meta({ id: "WriteFileRequest" });
 
 /** Missing files are `404 not_found`, like every other missing resource of the API. */
 function asNotFound(error: unknown): never {
@@ -33,37 +29,75 @@ function asNotFound(error: unknown): never {
   throw error;
 }
 
-export function workspacesRouter(dependencies: ApiDependencies): Router {
-  const router = Router();
-  const { prisma, config } = dependencies;
+const WORKSPACE_ID = "the workspace's id";
+const FILE_ERRORS = {
+  400: "`invalid_request`; `path_outside_workspace`: the path leaves the workspace; `invalid_path`, `not_a_file`, `not_a_directory`",
+  413: "`file_too_large` (5 MiB) or `payload_too_large`",
+  415: "`binary_file`: not UTF-8 text; or `unsupported_media_type`",
+} as const;
 
-  router.post("/api/workspaces", async (request, response) => {
-    const user = currentUser(request);
-    const body = parseRequest(createWorkspaceBody, request.body);
-    const workspace =
-      body.path === undefined
-        ? await createWorkspace(prisma, user.id, { name: body.name }, { workspacesRoot: config.workspacesRoot })
-        : await registerWorkspaceDirectory(prisma, requireAdmin(request).id, { name: body.name, path: body.path }, { fileRoots: config.fileRoots });
-    response.status(201).json({ id: workspace.id, name: workspace.name });
-  });
-
-  router.get("/api/workspaces", async (request, response) => {
-    const workspaces = await listWorkspaces(prisma, currentUser(request).id);
-    response.json({ workspaces: workspaces.map(({ id, name }) => ({ id, name })) });
-  });
-
-  router.get("/api/workspaces/:id/files/*path", async (request, response) => {
-    const workspace = await getWorkspace(prisma, currentUser(request).id, request.params.id);
-    const file = await readWorkspaceFile(workspace.rootPath, filePathParameter(request.params.path)).catch(asNotFound);
-    response.json({ path: file.path, content: file.content, revision: file.revision });
-  });
-
-  router.put("/api/workspaces/:id/files/*path", async (request, response) => {
-    const workspace = await getWorkspace(prisma, currentUser(request).id, request.params.id);
-    const body = parseRequest(writeFileBody, request.body, "request body", { nulAllowedIn: ["content"] });
-    const file = await writeWorkspaceFile(workspace.rootPath, filePathParameter(request.params.path), body.content).catch(asNotFound);
-    response.json({ path: file.path, revision: file.revision });
-  });
-
-  return router;
-}
+export const workspaceRoutes = [
+  defineRoute({
+    method: "post",
+    path: "/api/workspaces",
+    operationId: "createWorkspace",
+    summary: "Create a workspace",
+    description: "A directory is created under WORKSPACES_ROOT, owned by the caller. An admin may instead register an existing directory (`path`).",
+    body: createWorkspaceBody,
+    responses: { 201: { description: "the workspace", schema: workspaceSchema } },
+    errors: {
+      400: "`invalid_request`; `path_not_allowed`: `path` is not inside one of FILE_ROOTS",
+      403: "`forbidden`: `path` given by a caller who is not an admin",
+    },
+    handler: async ({ dependencies, request, user, body }) => {
+      const { prisma, config } = dependencies;
+      const workspace =
+        body.path === undefined
+          ? await createWorkspace(prisma, user.id, { name: body.name }, { workspacesRoot: config.workspacesRoot })
+          : await registerWorkspaceDirectory(prisma, requireAdmin(request).id, { name: body.name, path: body.path }, { fileRoots: config.fileRoots });
+      return { status: 201, body: { id: workspace.id, name: workspace.name } };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/workspaces",
+    operationId: "listWorkspaces",
+    summary: "The caller's workspaces",
+    responses: { 200: { description: "the workspaces", schema: workspaceListSchema } },
+    handler: async ({ dependencies, user }) => {
+      const workspaces = await listWorkspaces(dependencies.prisma, user.id);
+      return { status: 200, body: { workspaces: workspaces.map(({ id, name }) => ({ id, name })) } };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/workspaces/:id/files/*path",
+    operationId: "readWorkspaceFile",
+    summary: "Read a file of the workspace",
+    parameters: { id: WORKSPACE_ID },
+    responses: { 200: { description: "the file's text and revision", schema: workspaceFileSchema } },
+    errors: { ...FILE_ERRORS, 404: "`not_found`: no such workspace (or someone else's), or no such file" },
+    handler: async ({ dependencies, user, params }) => {
+      const workspace = await getWorkspace(dependencies.prisma, user.id, params.id);
+      const file = await readWorkspaceFile(workspace.rootPath, params.path).catch(asNotFound);
+      return { status: 200, body: { path: file.path, content: file.content, revision: file.revision } };
+    },
+  }),
+  defineRoute({
+    method: "put",
+    path: "/api/workspaces/:id/files/*path",
+    operationId: "writeWorkspaceFile",
+    summary: "Create or replace a file of the workspace",
+    description: "Missing directories on the way are created. The write is atomic: readers see the old file or the new one.",
+    parameters: { id: WORKSPACE_ID },
+    body: writeFileBody,
+    nulAllowedIn: ["content"],
+    responses: { 200: { description: "the file's new revision", schema: writtenFileSchema } },
+    errors: FILE_ERRORS,
+    handler: async ({ dependencies, user, params, body }) => {
+      const workspace = await getWorkspace(dependencies.prisma, user.id, params.id);
+      const file = await writeWorkspaceFile(workspace.rootPath, params.path, body.content).catch(asNotFound);
+      return { status: 200, body: { path: file.path, revision: file.revision } };
+    },
+  }),
+];

@@ -1,0 +1,139 @@
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
+import { Router } from "express";
+import { z } from "zod";
+import type { ApiDependencies } from "../api-dependencies.ts";
+import { errorResponseSchema } from "../schemas/error-schemas.ts";
+import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, toOpenApiPath } from "./api-route.ts";
+import { currentUser, requireAdmin } from "./authenticate.ts";
+import { parseRequest } from "./parse-body.ts";
+
+/** Routes of one area (`chats`, `runs`...): the OpenAPI tag groups them. */
+export interface ApiRouteGroup {
+  tag: string;
+  description: string;
+  routes: readonly ApiRoute[];
+}
+
+/** The security schemes' names in the document. */
+export const BEARER_SCHEME = "bearer";
+export const QUERY_TOKEN_SCHEME = "queryToken";
+
+/**
+ * Installs the routes of `groups` with the given access on a router: access check, then the path
+ * parameters, query and body validated with the route's schemas (`parseRequest`: 400 naming the
+ * field), then the handler, whose reply is sent as JSON with its status.
+ */
+export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: ApiDependencies, access: "public" | "authenticated"): Router {
+  const router = Router();
+  for (const route of groups.flatMap((group) => group.routes)) {
+    if ((route.access === "public") !== (access === "public")) continue;
+    const paramsSchema = parametersSchema(route);
+    router[route.method](route.path, async (request, response) => {
+      if (route.access === "admin") requireAdmin(request);
+      const params = parseRequest(paramsSchema, joinedParameters(request.params), "path") as Record<string, string>;
+      const query = route.query === undefined ? undefined : parseRequest(route.query, request.query, "query");
+      const body = route.body === undefined ? undefined : parseRequest(route.body, request.body, "request body", { nulAllowedIn: route.nulAllowedIn });
+      const reply = await route.handler({
+        dependencies,
+        request,
+        response,
+        get user() {
+          return currentUser(request);
+        },
+        params,
+        query,
+        body,
+      });
+      if (reply === ANSWERED) return;
+      if (reply.location !== undefined) response.location(reply.location);
+      if (reply.body === undefined) response.status(reply.status).end();
+      else response.status(reply.status).json(reply.body);
+    });
+  }
+  return router;
+}
+
+/** `*path` arrives as its decoded segments (path-to-regexp v8): handlers get them joined with `/`. */
+function joinedParameters(params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? value.map(String).join("/") : value]));
+}
+
+function parametersSchema(route: ApiRoute): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  for (const name of pathParameterNames(route.path)) {
+    const wildcard = route.path.includes(`*${name}`);
+    const description =
+      route.parameters[name] ?? (wildcard ? "a path inside the workspace: segments separated by `/` (each may be percent-encoded, `%2F` included)" : undefined);
+    const schema = wildcard ? z.string() : z.string().min(1);
+    shape[name] = description === undefined ? schema : schema.meta({ description });
+  }
+  return z.object(shape);
+}
+
+const DEFAULT_ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: "`invalid_request`: the input does not fit the schema (`details.field` names the field)",
+  401: "`unauthorized`: the bearer token is missing or not valid",
+  403: "`forbidden`: the caller is not an admin",
+  404: "`not_found`: no such resource, or it belongs to someone else",
+  409: "a conflict with the resource's state (the code says which)",
+  410: "gone",
+  413: "`payload_too_large`: the body is larger than BODY_LIMIT",
+  415: "`unsupported_media_type`: the body is not JSON",
+  429: "too many requests",
+  503: "`unavailable`: Postgres or Redis cannot be reached right now; try again",
+};
+
+/** The error answers a route has: the ones its kind implies, then its own (which may say more). */
+function errorStatuses(route: ApiRoute): Partial<Record<ErrorStatus, string>> {
+  const implied: Partial<Record<ErrorStatus, string>> = {};
+  const takesInput = route.query !== undefined || route.body !== undefined || pathParameterNames(route.path).length > 0;
+  if (takesInput) implied[400] = DEFAULT_ERROR_DESCRIPTIONS[400];
+  if (route.access !== "public") implied[401] = DEFAULT_ERROR_DESCRIPTIONS[401];
+  if (route.access === "admin") implied[403] = DEFAULT_ERROR_DESCRIPTIONS[403];
+  if (pathParameterNames(route.path).length > 0) implied[404] = DEFAULT_ERROR_DESCRIPTIONS[404];
+  if (route.body !== undefined) {
+    implied[413] = DEFAULT_ERROR_DESCRIPTIONS[413];
+    implied[415] = DEFAULT_ERROR_DESCRIPTIONS[415];
+  }
+  return { ...implied, ...route.errors };
+}
+
+/** Records the routes of `groups` as OpenAPI paths, tagged by group. */
+export function registerRoutes(registry: OpenAPIRegistry, groups: readonly ApiRouteGroup[]): void {
+  for (const group of groups) {
+    for (const route of group.routes) registry.registerPath(openApiRoute(route, group.tag));
+  }
+}
+
+function openApiRoute(route: ApiRoute, tag: string): RouteConfig {
+  const responses: Record<string, ResponseConfig> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    if (response === undefined) continue;
+    const content: NonNullable<ResponseConfig["content"]> = {};
+    if (response.schema !== undefined) content["application/json"] = { schema: response.schema };
+    for (const [mediaType, alternative] of Object.entries(response.alternatives ?? {})) content[mediaType] = { schema: alternative.schema };
+    responses[status] = { description: response.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
+  }
+  for (const [status, description] of Object.entries(errorStatuses(route))) {
+    responses[status] = { description, content: { "application/json": { schema: errorResponseSchema } } };
+  }
+  const params = parametersSchema(route);
+  const security: Record<string, string[]>[] = [];
+  if (route.access !== "public") security.push({ [BEARER_SCHEME]: [] });
+  if (route.access !== "public" && route.queryToken) security.push({ [QUERY_TOKEN_SCHEME]: [] });
+  return {
+    method: route.method,
+    path: toOpenApiPath(route.path),
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description === undefined ? {} : { description: route.description }),
+    tags: [tag],
+    security,
+    request: {
+      ...(Object.keys(params.shape).length > 0 ? { params } : {}),
+      ...(route.query === undefined ? {} : { query: route.query }),
+      ...(route.body === undefined ? {} : { body: { required: true, content: { "application/json": { schema: route.body } } } }),
+    },
+    responses,
+  };
+}

@@ -1,0 +1,105 @@
+import { z } from "zod";
+import { type getRunView, RunStatus } from "@agentq/core";
+import { jsonObject, timestamp } from "./common-schemas.ts";
+
+export const runStatusSchema = z
+  .enum(RunStatus)
+  .meta({ id: "RunStatus", description: "`queued`, `running` and `awaiting_approval` are active; the others are final" });
+
+/** A call whose result brought untrusted material into the run (what `tainted_by` lists). */
+export const taintSourceSchema = z
+  .object({
+    run_id: z.string(),
+    tool_call_id: z.string().nullable(),
+    tool: z.string().nullable(),
+    detail: z.string().meta({ description: "what it read, in a few words" }),
+  })
+  .meta({ id: "TaintSource" });
+
+/** A call the run is paused on (API.md `Run.pending_approvals[]`). */
+export const pendingApprovalSchema = z
+  .object({
+    id: z.string().meta({ description: "the `tool_approval_id` to decide with POST /api/approvals" }),
+    tool: z.string(),
+    tool_call_id: z.string(),
+    arguments: jsonObject().meta({ description: "the call's arguments as the model gave them" }),
+    effects: z.array(z.string()).meta({ description: "`read`, `write`, `process`, `network`, `admin`, `mcp` or `unclassified`" }),
+    expires_at: timestamp(),
+    // Optional until the run view that fills it lands (it is being added alongside: issue 12).
+    tainted_by: z
+      .array(taintSourceSchema)
+      .nullable()
+      .optional()
+      .meta({ description: "why it paused: the calls that brought untrusted material into the run; null when not recorded" }),
+  })
+  .meta({ id: "PendingApproval" });
+
+export const runSchema = z
+  .object({
+    id: z.string(),
+    chat_id: z.string(),
+    status: runStatusSchema,
+    // What the run was asked. Optional until the run view that fills them lands (issue 12).
+    input: z.string().optional().meta({ description: "the user's message" }),
+    model: z.string().optional(),
+    mode: z.enum(["agent", "guide"]).optional(),
+    allow_bash: z.boolean().optional(),
+    allow_web_search: z.boolean().optional(),
+    use_web: z.boolean().optional(),
+    rounds: z.number().int().meta({ description: "model requests made" }),
+    tool_calls: z.number().int().meta({ description: "calls executed or answered" }),
+    output: z.string().nullable().meta({ description: "the final assistant text once completed" }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    pending_approvals: z.array(pendingApprovalSchema),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .meta({ id: "Run" });
+
+/** An event of a run (API.md "Events"); `seq` is contiguous per run, from 1. */
+export const runEventSchema = z
+  .object({
+    seq: z.number().int().min(1),
+    type: z.string().meta({
+      description:
+        "`run.queued`, `run.started`, `round.started`, `message.completed`, `tool.started`, `tool.completed`, `approval.required`, " +
+        "`approval.decided`, `run.resumed`, `guard.triggered`, `run.completed`, `run.failed`, `run.cancelled` (more may be added)",
+    }),
+    at: timestamp(),
+    data: jsonObject(),
+  })
+  .meta({ id: "Event" });
+
+export const runEventsPageSchema = z
+  .object({
+    events: z.array(runEventSchema).meta({ description: "the durable events with `seq > after`, in order" }),
+    has_more: z.boolean().meta({ description: "more events follow: ask again with `after` = the last seq" }),
+  })
+  .meta({ id: "EventsPage" });
+
+export const createRunBodySchema = z
+  .object({
+    input: z.string().min(1, "input must not be empty").max(1_000_000),
+    model: z.string().trim().min(1).max(300).optional().meta({ description: "default: the deployment's DEFAULT_MODEL" }),
+    mode: z.enum(["agent", "guide"]).optional().meta({ description: "default `agent`; `guide` sends no tools" }),
+    allow_bash: z.boolean().optional().meta({ description: "default false: process tools need it and a workspace" }),
+    allow_web_search: z.boolean().optional().meta({ description: "default true; false wins over `use_web`" }),
+    use_web: z.boolean().optional().meta({ description: "default false: web tools are offered only when true" }),
+    multitask: z
+      .enum(["reject", "enqueue", "interrupt"])
+      .optional()
+      .meta({ description: "a chat with an active run: `reject` (default, 409), `enqueue` behind it, or `interrupt` it" }),
+    idempotency_key: z.string().min(1).max(255).optional().meta({ description: "the same key within 24 hours returns the first run" }),
+  })
+  .meta({ id: "CreateRunRequest" });
+
+type RunView = Awaited<ReturnType<typeof getRunView>>;
+
+/**
+ * A run view as the Run schema's type. RunView (core's runs/run-view.ts) types `status` as a string
+ * and approval arguments as unknown; they are a RunStatus and JSON objects, which
+ * test/api-openapi.test.ts checks on real answers.
+ */
+export function runBody(view: RunView): z.input<typeof runSchema> {
+  return view as z.input<typeof runSchema>;
+}
