@@ -120,11 +120,15 @@ describe("the OpenAPI document (GET /api/openapi.json)", () => {
     const parked = await waitForParked(stack, started.body.id);
     expect(parked.pending_approvals).toHaveLength(1);
     expectDocumented("get", "/api/runs/:id", await stack.request("GET", `/api/runs/${started.body.id}`));
+    expectDocumented("get", "/api/approvals", await stack.request("GET", "/api/approvals"));
     expectDocumented("post", "/api/approvals", await decide(stack, parked.pending_approvals[0].id, "allow_chat"));
     await waitForFinished(stack, started.body.id);
     expectDocumented("get", "/api/runs/:id", await stack.request("GET", `/api/runs/${started.body.id}`));
     expectDocumented("get", "/api/runs/:id/events", await stack.request("GET", `/api/runs/${started.body.id}/events`));
     expectDocumented("get", "/api/chats/:id", await stack.request("GET", `/api/chats/${chatId}`));
+    expectDocumented("get", "/api/chats", await stack.request("GET", "/api/chats"));
+    expectDocumented("get", "/api/chats/:id/runs", await stack.request("GET", `/api/chats/${chatId}/runs`));
+    expectDocumented("get", "/api/workspaces/:id/tree", await stack.request("GET", `/api/workspaces/${workspaceId}/tree`));
     expectDocumented("get", "/api/chats/:id/approvals", await stack.request("GET", `/api/chats/${chatId}/approvals`));
     const grants = await stack.request("GET", `/api/chats/${chatId}/grants`);
     expectDocumented("get", "/api/chats/:id/grants", grants);

@@ -22,6 +22,9 @@ export type { LoopLogger, ModelResolver, RunGeneration, RunLoopDependencies, Run
 // Chats, users, workspaces.
 export { createChat, getChatWithMessages } from "./chats/chat-store.ts";
 export { listChatApprovals, listChatGrants, revokeChatGrant } from "./chats/chat-permissions.ts";
+export { type ChatPage, type ChatSummaryView, listChats } from "./chats/list-chats.ts";
+export { listChatRuns } from "./chats/list-chat-runs.ts";
+export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pending-approvals.ts";
 export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
 export { createUser, findUserByToken } from "./users/user-store.ts";
 export { UnauthorizedError } from "./users/user-errors.ts";
@@ -29,6 +32,7 @@ export { bootstrapAdmin } from "./users/bootstrap-admin.ts";
 export { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "./workspaces/workspace-store.ts";
 export { readWorkspaceFile, writeWorkspaceFile } from "./workspaces/workspace-files.ts";
 export { FileNotFoundError } from "./workspaces/workspace-file-errors.ts";
+export { type DirectoryListing, listWorkspaceDirectory } from "./workspaces/list-workspace-directory.ts";
 
 // Tools, policy, the process sandbox and background jobs.
 export { createAgentqTools } from "./tools/create-agentq-tools.ts";

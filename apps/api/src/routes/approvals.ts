@@ -1,9 +1,27 @@
-import { decideRunApproval } from "@agentq/core";
+import { z } from "zod";
+import { decideRunApproval, listPendingApprovals } from "@agentq/core";
 import { commandDependencies } from "../api-dependencies.ts";
 import { defineRoute } from "../http/api-route.ts";
-import { approvalDecisionResultSchema, decideApprovalBodySchema } from "../schemas/approval-schemas.ts";
+import { approvalDecisionResultSchema, decideApprovalBodySchema, inboxApprovalsBody, inboxApprovalListSchema } from "../schemas/approval-schemas.ts";
+
+const inboxQuery = z.object({
+  status: z
+    .enum(["pending"], { message: "only pending approvals are listed: status=pending" })
+    .optional()
+    .meta({ description: "`pending` (the default; the only value for now)" }),
+});
 
 export const approvalRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/approvals",
+    operationId: "listApprovals",
+    summary: "The caller's pending approvals across all chats (an inbox)",
+    description: "Newest first; each is its run's `pending_approvals[]` entry with its chat and run.",
+    query: inboxQuery,
+    responses: { 200: { description: "the pending approvals", schema: inboxApprovalListSchema } },
+    handler: async ({ dependencies, user }) => ({ status: 200, body: inboxApprovalsBody(await listPendingApprovals(dependencies.prisma, user.id)) }),
+  }),
   defineRoute({
     method: "post",
     path: "/api/approvals",

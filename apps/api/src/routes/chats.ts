@@ -1,3 +1,4 @@
+import { z } from "zod";
 import {
   createChat,
   generateId,
@@ -5,6 +6,8 @@ import {
   getRunView,
   listChatApprovals,
   listChatGrants,
+  listChatRuns,
+  listChats,
   revokeChatGrant,
   startRun,
   systemClock,
@@ -12,12 +15,33 @@ import {
 import { commandDependencies } from "../api-dependencies.ts";
 import { defineRoute } from "../http/api-route.ts";
 import { approvalRecordListSchema, approvalRecordsBody, grantListSchema, revokedGrantSchema } from "../schemas/approval-schemas.ts";
-import { chatSchema, chatWithMessagesSchema, createChatBodySchema } from "../schemas/chat-schemas.ts";
-import { createRunBodySchema, runBody, runSchema } from "../schemas/run-schemas.ts";
+import { chatListSchema, chatSchema, chatWithMessagesSchema, createChatBodySchema } from "../schemas/chat-schemas.ts";
+import { limitQuery } from "../schemas/common-schemas.ts";
+import { createRunBodySchema, runBody, runListSchema, runSchema } from "../schemas/run-schemas.ts";
 
 const CHAT_ID = "the chat's id";
 
+const chatListQuery = z.object({
+  limit: limitQuery(50, 200),
+  before: z.string().min(1).max(500).optional().meta({ description: "the `next_before` of the previous page" }),
+});
+
+const chatRunsQuery = z.object({ limit: limitQuery(20, 100) });
+
 export const chatRoutes = [
+  defineRoute({
+    method: "get",
+    path: "/api/chats",
+    operationId: "listChats",
+    summary: "The caller's chats, most recently active first",
+    description: "A chat's activity (`updated_at`) is the creation of its last run, or its own. Pages follow with `before` = `next_before`.",
+    query: chatListQuery,
+    responses: { 200: { description: "a page of chats", schema: chatListSchema } },
+    handler: async ({ dependencies, user, query }) => ({
+      status: 200,
+      body: await listChats(dependencies.prisma, user.id, { limit: query.limit, before: query.before }),
+    }),
+  }),
   defineRoute({
     method: "post",
     path: "/api/chats",
@@ -66,6 +90,19 @@ export const chatRoutes = [
         idempotencyKey: body.idempotency_key,
       });
       return { status: 202, body: runBody(await getRunView(dependencies.prisma, user.id, result.runId)) };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/chats/:id/runs",
+    operationId: "listChatRuns",
+    summary: "The chat's runs, newest first",
+    parameters: { id: CHAT_ID },
+    query: chatRunsQuery,
+    responses: { 200: { description: "each run as GET /api/runs/{id} answers it", schema: runListSchema } },
+    handler: async ({ dependencies, user, params, query }) => {
+      const runs = await listChatRuns(dependencies.prisma, user.id, params.id, { limit: query.limit });
+      return { status: 200, body: { runs: runs.map(runBody) } };
     },
   }),
   defineRoute({

@@ -3,6 +3,7 @@ import {
   createWorkspace,
   FileNotFoundError,
   getWorkspace,
+  listWorkspaceDirectory,
   listWorkspaces,
   NotFoundError,
   readWorkspaceFile,
@@ -11,7 +12,7 @@ import {
 } from "@agentq/core";
 import { defineRoute } from "../http/api-route.ts";
 import { requireAdmin } from "../http/authenticate.ts";
-import { workspaceFileSchema, workspaceListSchema, workspaceSchema, writtenFileSchema } from "../schemas/workspace-schemas.ts";
+import { workspaceFileSchema, workspaceListSchema, workspaceSchema, workspaceTreeSchema, writtenFileSchema } from "../schemas/workspace-schemas.ts";
 
 const createWorkspaceBody = z
   .object({
@@ -28,6 +29,10 @@ function asNotFound(error: unknown): never {
   if (error instanceof FileNotFoundError) throw new NotFoundError("file", error.details);
   throw error;
 }
+
+const treeQuery = z.object({
+  path: z.string().max(4096).optional().meta({ description: "the directory, workspace-relative (default: the root)" }),
+});
 
 const WORKSPACE_ID = "the workspace's id";
 const FILE_ERRORS = {
@@ -67,6 +72,26 @@ export const workspaceRoutes = [
     handler: async ({ dependencies, user }) => {
       const workspaces = await listWorkspaces(dependencies.prisma, user.id);
       return { status: 200, body: { workspaces: workspaces.map(({ id, name }) => ({ id, name })) } };
+    },
+  }),
+  defineRoute({
+    method: "get",
+    path: "/api/workspaces/:id/tree",
+    operationId: "listWorkspaceDirectory",
+    summary: "One directory level of the workspace",
+    description:
+      "Directories first, then by name; at most 1000 entries (`truncated` says when there are more). The file routes' containment rules " +
+      "apply: a path that leaves the workspace is `400 path_outside_workspace`; symbolic links are listed as `symlink`, never followed.",
+    parameters: { id: WORKSPACE_ID },
+    query: treeQuery,
+    responses: { 200: { description: "the directory's entries", schema: workspaceTreeSchema } },
+    errors: {
+      400: "`invalid_request`: `path` is not a directory (or malformed); `path_outside_workspace`; `invalid_path`",
+      404: "`not_found`: no such workspace (or someone else's), or nothing at `path`",
+    },
+    handler: async ({ dependencies, user, params, query }) => {
+      const workspace = await getWorkspace(dependencies.prisma, user.id, params.id);
+      return { status: 200, body: await listWorkspaceDirectory(workspace.rootPath, query.path ?? "").catch(asNotFound) };
     },
   }),
   defineRoute({

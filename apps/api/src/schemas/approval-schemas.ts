@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { jsonObject, timestamp } from "./common-schemas.ts";
-import type { listChatApprovals } from "@agentq/core";
+import type { InboxApprovalView, listChatApprovals } from "@agentq/core";
 import { pendingApprovalSchema, runStatusSchema, taintSourceSchema } from "./run-schemas.ts";
 
 export const decideApprovalBodySchema = z
@@ -30,8 +30,7 @@ export const approvalRecordSchema = z
     edited_arguments: jsonObject().nullable(),
     created_at: timestamp(),
     expires_at: timestamp(),
-    // Optional until the engine change that records it lands (issue 12).
-    tainted_by: z.array(taintSourceSchema).nullable().optional().meta({ description: "why it paused; null when not recorded" }),
+    tainted_by: z.array(taintSourceSchema).nullable().meta({ description: "why it paused (see `PendingApproval`); null when not recorded" }),
   })
   .meta({ id: "ApprovalRecord" });
 
@@ -72,3 +71,8 @@ export const grantSchema = z
 export const grantListSchema = z.object({ grants: z.array(grantSchema) }).meta({ id: "GrantList" });
 
 export const revokedGrantSchema = z.object({ id: z.string(), revoked: z.literal(true) }).meta({ id: "RevokedGrant" });
+
+/** Core's InboxApprovalView carries its run view's loose types (see runBody): the schema's are the real ones. */
+export function inboxApprovalsBody(approvals: InboxApprovalView[]): z.input<typeof inboxApprovalListSchema> {
+  return { approvals } as z.input<typeof inboxApprovalListSchema>;
+}

@@ -25,12 +25,14 @@ export const pendingApprovalSchema = z
     arguments: jsonObject().meta({ description: "the call's arguments as the model gave them" }),
     effects: z.array(z.string()).meta({ description: "`read`, `write`, `process`, `network`, `admin`, `mcp` or `unclassified`" }),
     expires_at: timestamp(),
-    // Optional until the run view that fills it lands (it is being added alongside: issue 12).
     tainted_by: z
       .array(taintSourceSchema)
       .nullable()
-      .optional()
-      .meta({ description: "why it paused: the calls that brought untrusted material into the run; null when not recorded" }),
+      .meta({
+        description:
+          "why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); " +
+          "`[]` for a pause not due to taint; null on approvals recorded before this field existed",
+      }),
   })
   .meta({ id: "PendingApproval" });
 
@@ -39,13 +41,13 @@ export const runSchema = z
     id: z.string(),
     chat_id: z.string(),
     status: runStatusSchema,
-    // What the run was asked. Optional until the run view that fills them lands (issue 12).
-    input: z.string().optional().meta({ description: "the user's message" }),
-    model: z.string().optional(),
-    mode: z.enum(["agent", "guide"]).optional(),
-    allow_bash: z.boolean().optional(),
-    allow_web_search: z.boolean().optional(),
-    use_web: z.boolean().optional(),
+    // What the run was asked.
+    input: z.string().meta({ description: "the user's message" }),
+    model: z.string(),
+    mode: z.enum(["agent", "guide"]),
+    allow_bash: z.boolean(),
+    allow_web_search: z.boolean(),
+    use_web: z.boolean(),
     rounds: z.number().int().meta({ description: "model requests made" }),
     tool_calls: z.number().int().meta({ description: "calls executed or answered" }),
     output: z.string().nullable().meta({ description: "the final assistant text once completed" }),
@@ -55,6 +57,8 @@ export const runSchema = z
     updated_at: timestamp(),
   })
   .meta({ id: "Run" });
+
+export const runListSchema = z.object({ runs: z.array(runSchema).meta({ description: "newest first" }) }).meta({ id: "RunList" });
 
 /** An event of a run (API.md "Events"); `seq` is contiguous per run, from 1. */
 export const runEventSchema = z

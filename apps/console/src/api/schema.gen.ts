@@ -9,7 +9,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller's pending approvals across all chats (an inbox)
+         * @description Newest first; each is its run's `pending_approvals[]` entry with its chat and run.
+         */
+        get: operations["listApprovals"];
         put?: never;
         /**
          * Decide a pending approval
@@ -29,7 +33,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller's chats, most recently active first
+         * @description A chat's activity (`updated_at`) is the creation of its last run, or its own. Pages follow with `before` = `next_before`.
+         */
+        get: operations["listChats"];
         put?: never;
         /** Create a chat */
         post: operations["createChat"];
@@ -114,7 +122,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The chat's runs, newest first */
+        get: operations["listChatRuns"];
         put?: never;
         /** Start a run in the chat */
         post: operations["createRun"];
@@ -380,6 +389,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/workspaces/{id}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One directory level of the workspace
+         * @description Directories first, then by name; at most 1000 entries (`truncated` says when there are more). The file routes' containment rules apply: a path that leaves the workspace is `400 path_outside_workspace`; symbolic links are listed as `symlink`, never followed.
+         */
+        get: operations["listWorkspaceDirectory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/ws": {
         parameters: {
             query?: never;
@@ -451,8 +480,8 @@ export interface components {
             run_id: string;
             /** @enum {string} */
             status: "pending" | "allowed" | "denied" | "cancelled";
-            /** @description why it paused; null when not recorded */
-            tainted_by?: components["schemas"]["TaintSource"][] | null;
+            /** @description why it paused (see `PendingApproval`); null when not recorded */
+            tainted_by: components["schemas"]["TaintSource"][] | null;
             tool: string;
             tool_call_id: string;
         };
@@ -462,6 +491,30 @@ export interface components {
         Chat: {
             id: string;
             title: string;
+            workspace_id: string | null;
+        };
+        ChatList: {
+            /** @description most recently active first */
+            chats: components["schemas"]["ChatSummary"][];
+            /** @description pass as `before` for the next page; null on the last page */
+            next_before: string | null;
+        };
+        ChatSummary: {
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            last_run: {
+                /** Format: date-time */
+                created_at: string;
+                id: string;
+                status: components["schemas"]["RunStatus"];
+            } | null;
+            title: string;
+            /**
+             * Format: date-time
+             * @description the creation of the chat's last run, or of the chat
+             */
+            updated_at: string;
             workspace_id: string | null;
         };
         ChatWithMessages: {
@@ -562,6 +615,30 @@ export interface components {
         GrantList: {
             grants: components["schemas"]["Grant"][];
         };
+        InboxApproval: {
+            /** @description the call's arguments as the model gave them */
+            arguments: {
+                [key: string]: unknown;
+            };
+            chat_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description `read`, `write`, `process`, `network`, `admin`, `mcp` or `unclassified` */
+            effects: string[];
+            /** Format: date-time */
+            expires_at: string;
+            /** @description the `tool_approval_id` to decide with POST /api/approvals */
+            id: string;
+            run_id: string;
+            /** @description why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); `[]` for a pause not due to taint; null on approvals recorded before this field existed */
+            tainted_by: components["schemas"]["TaintSource"][] | null;
+            tool: string;
+            tool_call_id: string;
+        };
+        InboxApprovalList: {
+            /** @description newest first */
+            approvals: components["schemas"]["InboxApproval"][];
+        };
         Job: {
             command: string;
             /** Format: date-time */
@@ -620,8 +697,8 @@ export interface components {
             expires_at: string;
             /** @description the `tool_approval_id` to decide with POST /api/approvals */
             id: string;
-            /** @description why it paused: the calls that brought untrusted material into the run; null when not recorded */
-            tainted_by?: components["schemas"]["TaintSource"][] | null;
+            /** @description why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); `[]` for a pause not due to taint; null on approvals recorded before this field existed */
+            tainted_by: components["schemas"]["TaintSource"][] | null;
             tool: string;
             tool_call_id: string;
         };
@@ -631,8 +708,8 @@ export interface components {
             revoked: true;
         };
         Run: {
-            allow_bash?: boolean;
-            allow_web_search?: boolean;
+            allow_bash: boolean;
+            allow_web_search: boolean;
             chat_id: string;
             /** Format: date-time */
             created_at: string;
@@ -642,10 +719,10 @@ export interface components {
             } | null;
             id: string;
             /** @description the user's message */
-            input?: string;
+            input: string;
             /** @enum {string} */
-            mode?: "agent" | "guide";
-            model?: string;
+            mode: "agent" | "guide";
+            model: string;
             /** @description the final assistant text once completed */
             output: string | null;
             pending_approvals: components["schemas"]["PendingApproval"][];
@@ -656,7 +733,11 @@ export interface components {
             tool_calls: number;
             /** Format: date-time */
             updated_at: string;
-            use_web?: boolean;
+            use_web: boolean;
+        };
+        RunList: {
+            /** @description newest first */
+            runs: components["schemas"]["Run"][];
         };
         /**
          * @description `queued`, `running` and `awaiting_approval` are active; the others are final
@@ -779,6 +860,18 @@ export interface components {
         ToolList: {
             tools: components["schemas"]["Tool"][];
         };
+        TreeEntry: {
+            name: string;
+            /** @description workspace-relative, `/`-separated: what the file routes and `?path=` take */
+            path: string;
+            /** @description bytes, for files; null otherwise */
+            size: number | null;
+            /**
+             * @description a symlink is listed as such and never followed
+             * @enum {string}
+             */
+            type: "file" | "directory" | "symlink" | "other";
+        };
         /** @enum {string} */
         UserRole: "admin" | "user";
         Workspace: {
@@ -794,6 +887,14 @@ export interface components {
         };
         WorkspaceList: {
             workspaces: components["schemas"]["Workspace"][];
+        };
+        WorkspaceTree: {
+            /** @description directories first, then by name */
+            entries: components["schemas"]["TreeEntry"][];
+            /** @description the directory listed, workspace-relative; `""` for the root */
+            path: string;
+            /** @description the directory holds more entries than were returned (at most 1000) */
+            truncated: boolean;
         };
         WriteFileRequest: {
             /** @description UTF-8 text */
@@ -813,6 +914,47 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listApprovals: {
+        parameters: {
+            query?: {
+                /** @description `pending` (the default; the only value for now) */
+                status?: "pending";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pending approvals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxApprovalList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     decideApproval: {
         parameters: {
             query?: never;
@@ -891,6 +1033,49 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChats: {
+        parameters: {
+            query?: {
+                /** @description the `next_before` of the previous page */
+                before?: string;
+                /** @description how many to return: 1-200, default 50 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of chats */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1140,6 +1325,59 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RevokedGrant"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChatRuns: {
+        parameters: {
+            query?: {
+                /** @description how many to return: 1-100, default 20 */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the chat's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description each run as GET /api/runs/{id} answers it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunList"];
                 };
             };
             /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
@@ -2166,6 +2404,59 @@ export interface operations {
             };
             /** @description `binary_file`: not UTF-8 text; or `unsupported_media_type` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWorkspaceDirectory: {
+        parameters: {
+            query?: {
+                /** @description the directory, workspace-relative (default: the root) */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the workspace's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the directory's entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceTree"];
+                };
+            };
+            /** @description `invalid_request`: `path` is not a directory (or malformed); `path_outside_workspace`; `invalid_path` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such workspace (or someone else's), or nothing at `path` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
