@@ -12,7 +12,7 @@ import { commitRunStatement, emptyStatementChange, stageFileRead } from "../pack
 import { inSqlTransaction, queryParsed, SqlRowError } from "../packages/core/src/store/sql-pool.ts";
 import { lockRunOfApproval, selectApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
 import { selectLastFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
-import { lockJobStartsOfUser } from "../packages/core/src/store/statements/job-statements.ts";
+import { lockJobStartsOfUser, markExpiredJobsLost } from "../packages/core/src/store/statements/job-statements.ts";
 import { selectOne } from "../packages/core/src/store/statements/readiness-statements.ts";
 import { selectRunStillUnheld, selectRunsToReconcile } from "../packages/core/src/store/statements/reconcile-statements.ts";
 import { selectRunContext } from "../packages/core/src/store/statements/run-context-statements.ts";
@@ -25,7 +25,7 @@ import {
 import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../packages/core/src/store/statements/run-lease-statements.ts";
 import { lockRunForCancel, lockRunLeaseVersion } from "../packages/core/src/store/statements/run-lock-statements.ts";
 import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../packages/core/src/store/statements/run-read-statements.ts";
-import { insertSystemSecretIfAbsent } from "../packages/core/src/store/statements/system-secret-statements.ts";
+import { insertSystemSecretIfAbsent, selectSystemSecret } from "../packages/core/src/store/statements/system-secret-statements.ts";
 import { selectOpenToolCalls } from "../packages/core/src/store/statements/tool-call-statements.ts";
 import { selectUserByTokenHash } from "../packages/core/src/store/statements/user-statements.ts";
 import { hashApiToken } from "../packages/core/src/users/api-token.ts";
@@ -393,6 +393,38 @@ describe("the store's SQL statements", () => {
       expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "first" })).toBe(1);
       expect(await insertSystemSecretIfAbsent(pool, { name: "test_secret", value: "second" })).toBe(0);
       expect((await prisma.systemSecret.findUniqueOrThrow({ where: { name: "test_secret" } })).value).toBe("first");
+      expect(await selectSystemSecret(pool, "test_secret")).toBe("first");
+      expect(await selectSystemSecret(pool, "no_such_secret")).toBeUndefined();
+    });
+
+    it("markExpiredJobsLost marks only running jobs whose lease expired", async () => {
+      const now = new Date();
+      const job = (id: string, status: "running" | "exited", leaseExpiresAt: Date) => ({
+        id,
+        userId: user.id,
+        workspaceId: workspace.id,
+        name: id,
+        command: "sleep 1",
+        status,
+        ownerWorker: "worker-gone",
+        leaseExpiresAt,
+        outputPath: `/nonexistent/${id}`,
+      });
+      await prisma.job.createMany({
+        data: [
+          job("job_expired", "running", new Date(now.getTime() - 1000)),
+          job("job_live", "running", new Date(now.getTime() + 60_000)),
+          job("job_exited", "exited", new Date(now.getTime() - 1000)),
+        ],
+      });
+      expect(await markExpiredJobsLost(pool, now)).toEqual(["job_expired"]);
+      const statuses = await prisma.job.findMany({ where: { userId: user.id }, select: { id: true, status: true, endedAt: true }, orderBy: { id: "asc" } });
+      expect(statuses).toEqual([
+        { id: "job_exited", status: "exited", endedAt: null },
+        { id: "job_expired", status: "lost", endedAt: now },
+        { id: "job_live", status: "running", endedAt: null },
+      ]);
+      expect(await markExpiredJobsLost(pool, now)).toEqual([]);
     });
 
     it("lockJobStartsOfUser holds the user's job-start lock until the Prisma transaction ends", async () => {

@@ -27,7 +27,6 @@ import {
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
-  warmUpTokenizer,
 } from "@agentq/core";
 import {
   controlChannel,
@@ -94,8 +93,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   for (const connection of [commands, blocking, subscriber, eventConnection])
     connection.on("error", (error) => logger.warn({ err: error }, "redis connection error"));
 
-  // Loading the tokenizer's ranks blocks the event loop (0.3 to 1 s): pay it at boot, not in a run's first round.
-  warmUpTokenizer();
+  // The tokenizer's ranks load at the first count (~0.2 s, ~18 MB): a worker whose provider reports
+  // usage and whose conversations stay under the byte bound never needs them.
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   const publisher = createRedisRunEventPublisher(eventConnection, config.queuePrefix);
   const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });

@@ -1,6 +1,6 @@
 import { NotFoundError } from "../errors/agentq-error.ts";
-import type { PrismaClient } from "../store/create-prisma-client.ts";
-import { lockJobStartsOfUser } from "../store/statements/job-statements.ts";
+import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { lockJobStartsOfUser, markExpiredJobsLost } from "../store/statements/job-statements.ts";
 import { JobFinishedError } from "./job-errors.ts";
 import { JobStatus } from "./job-status.ts";
 import type { JobRecord } from "./job-view.ts";
@@ -106,10 +106,5 @@ export async function renewJobLeases(prisma: PrismaClient, owner: string, jobIds
 
 /** Marks running jobs whose owner stopped renewing them as `lost` (the reconciler). Returns their ids. */
 export async function markLostJobs(prisma: PrismaClient, now: Date = new Date()): Promise<string[]> {
-  const lost = await prisma.job.updateManyAndReturn({
-    where: { status: JobStatus.running, leaseExpiresAt: { lt: now } },
-    data: { status: JobStatus.lost, endedAt: now },
-    select: { id: true },
-  });
-  return lost.map((job) => job.id);
+  return markExpiredJobsLost(sqlPoolOf(prisma), now);
 }

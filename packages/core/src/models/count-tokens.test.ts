@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import { Tiktoken } from "js-tiktoken/lite";
 import { describe, expect, it } from "vitest";
 import { countMessageTokens, countTokens, TOKENS_PER_MESSAGE, TOKENS_PER_REPLY } from "./count-tokens.ts";
 
@@ -11,6 +13,20 @@ describe("countTokens", () => {
     // Random-looking identifiers cost far more tokens than their characters / 4.
     const hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     expect(countTokens(hex)).toBeGreaterThan(hex.length / 4 + 10);
+  });
+
+  it("counts as js-tiktoken's cl100k_base encoder does", () => {
+    const reference = new Tiktoken(createRequire(import.meta.url)("js-tiktoken/ranks/cl100k_base"));
+    const texts = [
+      "hello world",
+      "naïve café, 日本語のテキスト, 🤖🚀 and a ZWJ family 👨‍👩‍👧",
+      "    indented\n\n\r\n  code(); // I'm sure they'LL say we've done it",
+      "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+      `${" ".repeat(300)}a`,
+      "x".repeat(3000),
+      JSON.stringify({ path: "src/a.ts", content: "export const answer = 42;\n", nested: [1, 2.5, null, true] }),
+    ];
+    for (const text of texts) expect(countTokens(text)).toBe(reference.encode(text, [], []).length);
   });
 
   it("counts special-token text as plain text instead of throwing", () => {
