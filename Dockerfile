@@ -3,7 +3,8 @@
 # Node 24 (current LTS): the code also runs on Node 20.19+, which is what the development machines have.
 
 # Stage 1: only what `npm ci` reads (package manifests, the lockfile) and what the root postinstall
-# needs to generate the Prisma client (schema, config, generator script). The install layer in
+# runs: the Prisma client's generation (schema, config, generator script) and the console's build
+# check (which skips quietly here, the console's sources being absent). The install layer in
 # stage 2 is then rebuilt only when these change, not on every source edit. Filtering with `find`
 # instead of listing the workspaces keeps this correct when a workspace is added.
 FROM node:24-slim AS manifests
@@ -12,6 +13,7 @@ COPY . .
 RUN find . -type f \
       ! -name package.json ! -name package-lock.json \
       ! -path ./prisma/schema.prisma ! -path ./prisma.config.ts ! -path ./scripts/prisma-generate.mjs \
+      ! -path ./scripts/ensure-console-built.mjs \
       -delete \
  && find . -mindepth 1 -type d -empty -delete
 
@@ -30,6 +32,9 @@ COPY --from=manifests /app ./
 # are regular dependencies. The root postinstall generates the Prisma client (no engine download).
 RUN npm ci --omit=dev && npm cache clean --force
 COPY . .
+# The web console (apps/console), built to the static files the API serves at /console/. vite is a
+# regular dependency of the console's workspace, so the --omit=dev install above has it.
+RUN node scripts/ensure-console-built.mjs
 # Workspaces live on a volume every api and worker container mounts at this same path
 # (docs/design.md, "Deploying on many hosts"). Created here, owned by the runtime user, so a fresh named volume
 # inherits that ownership.

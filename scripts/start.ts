@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { ensureConsoleBuilt } from "./ensure-console-built.mjs";
 
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -180,7 +181,21 @@ async function runServices(): Promise<number> {
   return stoppedCleanly ? 0 : 1;
 }
 
+/**
+ * The API serves apps/console/dist at /console/: build it when missing or older than its sources
+ * (a checkout updated since `npm ci`). A failed build is logged and the API starts anyway: the
+ * HTTP API does not need the console.
+ */
+function buildConsole(): void {
+  try {
+    ensureConsoleBuilt({ log: (message) => log("info", message) });
+  } catch (error) {
+    log("error", `the web console is not available: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 checkEntriesExist();
+buildConsole();
 await migrate();
 const exitCode = await runServices();
 log(exitCode === 0 ? "info" : "error", `supervisor exiting with code ${exitCode}`);

@@ -1,0 +1,36 @@
+import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { RouterProvider } from "react-router/dom";
+import { ApiError } from "./api/api-error.ts";
+import { useToken } from "./api/use-session.ts";
+import { SignInPage } from "./pages/SignInPage/SignInPage.tsx";
+import { router } from "./router.tsx";
+
+function shouldRetry(failureCount: number, error: unknown): boolean {
+  // A 4xx will answer the same again; an outage or a network error may pass.
+  if (error instanceof ApiError && error.status >= 400 && error.status < 500) return false;
+  return failureCount < 2;
+}
+
+const queryClient = new QueryClient({
+  queryCache: new QueryCache(),
+  defaultOptions: {
+    queries: { retry: shouldRetry, staleTime: 10_000, refetchOnWindowFocus: true },
+    mutations: { retry: false },
+  },
+});
+
+function SignedInOrNot() {
+  const token = useToken();
+  // Signed out (or the token was refused): the sign-in page replaces the app at the same URL,
+  // so signing in continues where the person was going.
+  if (token === null) return <SignInPage />;
+  return <RouterProvider router={router} />;
+}
+
+export function App() {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <SignedInOrNot />
+    </QueryClientProvider>
+  );
+}

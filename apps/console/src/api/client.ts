@@ -1,0 +1,56 @@
+import createClient, { type Middleware } from "openapi-fetch";
+import { ApiError, apiErrorFromBody, networkError } from "./api-error.ts";
+import type { paths } from "./schema.gen.ts";
+import { clearToken, readToken } from "./token-store.ts";
+
+/** Every /api call carries the session's token; a 401 ends the session (the token was revoked). */
+const authentication: Middleware = {
+  onRequest({ request }) {
+    const token = readToken();
+    if (token) request.headers.set("Authorization", `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ request, response }) {
+    const sent = request.headers.get("Authorization");
+    if (response.status === 401 && sent !== null && sent === `Bearer ${readToken()}`) clearToken();
+    return response;
+  },
+};
+
+/** Typed from the OpenAPI document; same origin as the console, so paths are relative. */
+export const api = createClient<paths>({ baseUrl: "" });
+api.use(authentication);
+
+interface FetchResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** Awaits an openapi-fetch call: its data, or an ApiError with the API's code and message. */
+export async function unwrap<T>(request: Promise<FetchResult<T>>): Promise<T> {
+  let result: FetchResult<T>;
+  try {
+    result = await request;
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    if (error instanceof ApiError) throw error;
+    throw networkError();
+  }
+  if (!result.response.ok) throw apiErrorFromBody(result.response.status, result.error);
+  return result.data as T;
+}
+
+/** Checks a token before it is kept: the person's identity, or null when the API refuses it. */
+export async function whoIs(token: string): Promise<{ id: string; name: string; role: "admin" | "user" } | null> {
+  let response: Response;
+  try {
+    response = await fetch("/api/me", { headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    throw networkError();
+  }
+  if (response.status === 401) return null;
+  const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) throw apiErrorFromBody(response.status, body);
+  return body as { id: string; name: string; role: "admin" | "user" };
+}

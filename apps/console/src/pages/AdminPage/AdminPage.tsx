@@ -1,0 +1,41 @@
+import { errorMessage } from "../../api/api-error.ts";
+import { useMe } from "../../api/use-me.ts";
+import { useSettings } from "../../api/use-settings.ts";
+import { Alert } from "../../components/Alert/Alert.tsx";
+import { CreateUserForm } from "../../components/CreateUserForm/CreateUserForm.tsx";
+import { EmptyState } from "../../components/EmptyState/EmptyState.tsx";
+import { Loading } from "../../components/Loading/Loading.tsx";
+import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
+import { Panel } from "../../components/Panel/Panel.tsx";
+import { SettingsForm } from "../../components/SettingsForm/SettingsForm.tsx";
+import styles from "./AdminPage.module.css";
+
+export function AdminPage() {
+  const me = useMe();
+  const isAdmin = me.data?.role === "admin";
+  const settings = useSettings(isAdmin);
+  if (me.isPending) return <Loading />;
+  if (!isAdmin) {
+    return (
+      <div className={styles.page}>
+        <PageHeader title="Admin" />
+        <EmptyState title="Admins only">Settings and users are managed by an admin of this deployment.</EmptyState>
+      </div>
+    );
+  }
+  return (
+    <div className={styles.page}>
+      <PageHeader title="Admin" description="Settings apply to every run of this deployment; values outside a setting's range are brought into it." />
+      <div className={styles.sections}>
+        <Panel title="Users">
+          <CreateUserForm />
+        </Panel>
+        <Panel title="Settings">
+          {settings.isPending && <Loading label="Loading settings…" />}
+          {settings.isError && <Alert>{errorMessage(settings.error)}</Alert>}
+          {settings.isSuccess && <SettingsForm settings={settings.data} />}
+        </Panel>
+      </div>
+    </div>
+  );
+}

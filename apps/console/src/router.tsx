@@ -1,0 +1,48 @@
+import { createBrowserRouter, Navigate, useRouteError } from "react-router";
+import { AppShell } from "./components/AppShell/AppShell.tsx";
+import { PageError } from "./components/ErrorBoundary/ErrorBoundary.tsx";
+import { AdminPage } from "./pages/AdminPage/AdminPage.tsx";
+import { ApprovalsPage } from "./pages/ApprovalsPage/ApprovalsPage.tsx";
+import { ChatPage } from "./pages/ChatPage/ChatPage.tsx";
+import { ChatsIndex, ChatsPage } from "./pages/ChatsPage/ChatsPage.tsx";
+import { JobsPage } from "./pages/JobsPage/JobsPage.tsx";
+import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
+import { ToolsPage } from "./pages/ToolsPage/ToolsPage.tsx";
+import { WorkspacePage } from "./pages/WorkspacePage/WorkspacePage.tsx";
+import { WorkspacesPage } from "./pages/WorkspacesPage/WorkspacesPage.tsx";
+
+function RouteError() {
+  return <PageError error={useRouteError()} />;
+}
+
+/** The console lives under /console/ (the API serves it there). */
+export const router = createBrowserRouter(
+  [
+    {
+      path: "/",
+      element: <AppShell />,
+      errorElement: <RouteError />,
+      children: [
+        { index: true, element: <Navigate to="/chats" replace /> },
+        {
+          path: "chats",
+          element: <ChatsPage />,
+          children: [
+            { index: true, element: <ChatsIndex /> },
+            { path: ":chatId", element: <ChatPage section="conversation" /> },
+            { path: ":chatId/grants", element: <ChatPage section="grants" /> },
+            { path: ":chatId/history", element: <ChatPage section="history" /> },
+          ],
+        },
+        { path: "approvals", element: <ApprovalsPage /> },
+        { path: "workspaces", element: <WorkspacesPage /> },
+        { path: "workspaces/:workspaceId", element: <WorkspacePage /> },
+        { path: "tools", element: <ToolsPage /> },
+        { path: "jobs", element: <JobsPage /> },
+        { path: "admin", element: <AdminPage /> },
+        { path: "*", element: <NotFoundPage /> },
+      ],
+    },
+  ],
+  { basename: "/console" },
+);

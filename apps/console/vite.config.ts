@@ -1,0 +1,34 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+// The API process serves the built files at /console/ (same origin as /api), so every call is a
+// relative /api/... URL. `vite` (the dev server) proxies /api, WebSocket included, to a local
+// `npm start` on port 3000, so the console can be worked on with hot reload against a real API.
+export default defineConfig({
+  base: "/console/",
+  plugins: [react()],
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    // The CSP is `script-src 'self'; style-src 'self'`: every script and stylesheet is a file.
+    assetsInlineLimit: 0,
+    sourcemap: false,
+    rolldownOptions: {
+      output: {
+        // Libraries change less often than the console: separate files stay cached across releases.
+        codeSplitting: {
+          groups: [
+            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/ },
+            { name: "markdown", test: /node_modules[\\/](markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)[\\/]/ },
+            { name: "vendor", test: /node_modules[\\/]/ },
+          ],
+        },
+      },
+    },
+  },
+  server: {
+    proxy: {
+      "/api": { target: "http://127.0.0.1:3000", ws: true, changeOrigin: false },
+    },
+  },
+});
