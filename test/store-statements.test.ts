@@ -27,7 +27,16 @@ import { lockRunForCancel, lockRunLeaseVersion } from "../packages/core/src/stor
 import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../packages/core/src/store/statements/run-read-statements.ts";
 import { insertSystemSecretIfAbsent, selectSystemSecret } from "../packages/core/src/store/statements/system-secret-statements.ts";
 import { selectOpenToolCalls } from "../packages/core/src/store/statements/tool-call-statements.ts";
-import { selectUserByTokenHash } from "../packages/core/src/store/statements/user-statements.ts";
+import { insertChat, selectOwnChat } from "../packages/core/src/store/statements/chat-statements.ts";
+import {
+  insertApiTokenIfAbsent,
+  insertUserIfAbsent,
+  selectTokenOwner,
+  selectUserByName,
+  selectUserByTokenHash,
+  updateUserRole,
+} from "../packages/core/src/store/statements/user-statements.ts";
+import { insertWorkspace, selectOwnWorkspace } from "../packages/core/src/store/statements/workspace-statements.ts";
 import { hashApiToken } from "../packages/core/src/users/api-token.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 
@@ -387,6 +396,41 @@ describe("the store's SQL statements", () => {
     it("selectUserByTokenHash finds the token's user and no one for an unknown token", async () => {
       expect(await selectUserByTokenHash(pool, hashApiToken(user.token))).toEqual({ id: user.id, name: "statements", role: "user" });
       expect(await selectUserByTokenHash(pool, hashApiToken("not-a-token"))).toBeUndefined();
+    });
+
+    it("the admin bootstrap's statements insert once, read back, change the role and register a token once", async () => {
+      expect(await insertUserIfAbsent(pool, { id: "usr_boot", name: "boot", role: "user" })).toBe(1);
+      expect(await insertUserIfAbsent(pool, { id: "usr_boot2", name: "boot", role: "admin" })).toBe(0);
+      expect(await selectUserByName(pool, "boot")).toEqual({ id: "usr_boot", role: "user" });
+      expect(await updateUserRole(pool, { userId: "usr_boot", role: "admin" })).toBe(1);
+      expect(await selectUserByName(pool, "boot")).toEqual({ id: "usr_boot", role: "admin" });
+      expect(await selectUserByName(pool, "nobody")).toBeUndefined();
+      expect(await insertApiTokenIfAbsent(pool, { id: "tok_boot", userId: "usr_boot", tokenHash: "hash-boot" })).toBe(1);
+      expect(await insertApiTokenIfAbsent(pool, { id: "tok_boot2", userId: user.id, tokenHash: "hash-boot" })).toBe(0);
+      expect(await selectTokenOwner(pool, "hash-boot")).toBe("usr_boot");
+      expect(await selectTokenOwner(pool, "hash-none")).toBeUndefined();
+    });
+
+    it("workspace and chat statements are scoped to their owner", async () => {
+      const inserted = await insertWorkspace(pool, { id: "ws_stmt", userId: user.id, name: "stmt", rootPath: "/nonexistent/ws_stmt" });
+      expect(inserted).toEqual({ id: "ws_stmt", name: "stmt", userId: user.id, rootPath: "/nonexistent/ws_stmt" });
+      expect(await selectOwnWorkspace(pool, { workspaceId: "ws_stmt", userId: user.id })).toEqual(inserted);
+      expect(await selectOwnWorkspace(pool, { workspaceId: "ws_stmt", userId: otherUserId })).toBeUndefined();
+      expect(await insertChat(pool, { id: "chat_stmt", userId: user.id, title: "t", workspaceId: "ws_stmt" })).toEqual({
+        id: "chat_stmt",
+        title: "t",
+        workspace_id: "ws_stmt",
+      });
+      expect(await insertChat(pool, { id: "chat_plain", userId: user.id, title: "t", workspaceId: null })).toEqual({
+        id: "chat_plain",
+        title: "t",
+        workspace_id: null,
+      });
+      // Someone else's workspace: no chat.
+      expect(await insertChat(pool, { id: "chat_other", userId: otherUserId, title: "t", workspaceId: "ws_stmt" })).toBeUndefined();
+      expect(await selectOwnChat(pool, { chatId: "chat_other", userId: otherUserId })).toBeUndefined();
+      expect(await selectOwnChat(pool, { chatId: "chat_stmt", userId: user.id })).toEqual({ id: "chat_stmt", workspaceId: "ws_stmt" });
+      expect(await selectOwnChat(pool, { chatId: "chat_stmt", userId: otherUserId })).toBeUndefined();
     });
 
     it("insertSystemSecretIfAbsent stores the first value only", async () => {

@@ -1,7 +1,8 @@
 import { NotFoundError } from "../errors/agentq-error.ts";
 import type { GenerateId } from "../ids.ts";
 import type { StoredToolCall } from "../runs/chat-messages.ts";
-import type { Db } from "../store/create-prisma-client.ts";
+import { type Db, type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { insertChat, selectOwnChat } from "../store/statements/chat-statements.ts";
 
 export interface ChatView {
   id: string;
@@ -19,22 +20,22 @@ export interface MessageView {
 
 /** Creates a chat owned by the user; a workspace that is not the user's is `404` like a missing one. */
 export async function createChat(
-  db: Db,
+  prisma: PrismaClient,
   input: { userId: string; title: string | undefined; workspaceId: string | undefined; generateId: GenerateId },
 ): Promise<ChatView> {
-  if (input.workspaceId !== undefined) {
-    const workspace = await db.workspace.findFirst({ where: { id: input.workspaceId, userId: input.userId }, select: { id: true } });
-    if (!workspace) throw new NotFoundError("workspace", { workspace_id: input.workspaceId });
-  }
-  const chat = await db.chat.create({
-    data: { id: input.generateId("chat"), userId: input.userId, title: input.title ?? "New chat", workspaceId: input.workspaceId ?? null },
+  const chat = await insertChat(sqlPoolOf(prisma), {
+    id: input.generateId("chat"),
+    userId: input.userId,
+    title: input.title ?? "New chat",
+    workspaceId: input.workspaceId ?? null,
   });
-  return { id: chat.id, title: chat.title, workspace_id: chat.workspaceId };
+  if (!chat) throw new NotFoundError("workspace", { workspace_id: input.workspaceId });
+  return chat;
 }
 
 /** The chat's id, if the user owns it; `404` otherwise (invariant 7). */
-export async function requireOwnChat(db: Db, userId: string, chatId: string): Promise<{ id: string; workspaceId: string | null }> {
-  const chat = await db.chat.findFirst({ where: { id: chatId, userId }, select: { id: true, workspaceId: true } });
+export async function requireOwnChat(prisma: PrismaClient, userId: string, chatId: string): Promise<{ id: string; workspaceId: string | null }> {
+  const chat = await selectOwnChat(sqlPoolOf(prisma), { chatId, userId });
   if (!chat) throw new NotFoundError("chat", { chat_id: chatId });
   return chat;
 }

@@ -1,8 +1,9 @@
 import { AgentqError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
-import type { PrismaClient } from "../store/create-prisma-client.ts";
+import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import { insertApiTokenIfAbsent, insertUserIfAbsent, selectTokenOwner, selectUserByName, updateUserRole } from "../store/statements/user-statements.ts";
 import { generateApiToken, hashApiToken } from "./api-token.ts";
-import { TRANSACTION_OPTIONS } from "../store/create-prisma-client.ts";
 
 export const ADMIN_USER_NAME = "admin";
 
@@ -27,26 +28,25 @@ export interface BootstrapAdminResult {
 export async function bootstrapAdmin(prisma: PrismaClient, options: BootstrapAdminOptions = {}): Promise<BootstrapAdminResult> {
   const newId = options.generateId ?? generateId;
   const adminToken = options.adminToken;
-  return prisma.$transaction(async (tx) => {
-    const { count: created } = await tx.user.createMany({
-      data: [{ id: newId("usr"), name: ADMIN_USER_NAME, role: "admin" }],
-      skipDuplicates: true,
-    });
-    const admin = await tx.user.findUniqueOrThrow({ where: { name: ADMIN_USER_NAME }, select: { id: true, role: true } });
-    if (admin.role !== "admin") await tx.user.update({ where: { id: admin.id }, data: { role: "admin" } });
+  // Plain SQL: every API instance runs this at start, and no Prisma query there means Prisma's
+  // query compiler (~55 MB) loads only if a route that still uses Prisma is called.
+  return inSqlTransaction(sqlPoolOf(prisma), async (client) => {
+    const created = await insertUserIfAbsent(client, { id: newId("usr"), name: ADMIN_USER_NAME, role: "admin" });
+    const admin = await selectUserByName(client, ADMIN_USER_NAME);
+    if (!admin) throw new Error("the admin user is missing right after it was inserted");
+    if (admin.role !== "admin") await updateUserRole(client, { userId: admin.id, role: "admin" });
 
     if (adminToken !== undefined) {
       const tokenHash = hashApiToken(adminToken);
-      await tx.apiToken.createMany({ data: [{ id: newId("tok"), userId: admin.id, tokenHash }], skipDuplicates: true });
-      const owner = await tx.apiToken.findUniqueOrThrow({ where: { tokenHash }, select: { userId: true } });
-      if (owner.userId !== admin.id) {
+      await insertApiTokenIfAbsent(client, { id: newId("tok"), userId: admin.id, tokenHash });
+      if ((await selectTokenOwner(client, tokenHash)) !== admin.id) {
         throw new AgentqError("admin_token_conflict", "ADMIN_TOKEN is already the token of another user; choose another value");
       }
       return { adminUserId: admin.id, generatedToken: undefined };
     }
     if (created === 0) return { adminUserId: admin.id, generatedToken: undefined };
     const token = generateApiToken();
-    await tx.apiToken.create({ data: { id: newId("tok"), userId: admin.id, tokenHash: hashApiToken(token) } });
+    await insertApiTokenIfAbsent(client, { id: newId("tok"), userId: admin.id, tokenHash: hashApiToken(token) });
     return { adminUserId: admin.id, generatedToken: token };
-  }, TRANSACTION_OPTIONS);
+  });
 }

@@ -2,7 +2,8 @@ import { mkdir, realpath, rm, stat } from "node:fs/promises";
 import { join, sep } from "node:path";
 import { AgentqError, NotFoundError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
-import type { Db } from "../store/create-prisma-client.ts";
+import { type Db, type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { insertWorkspace, selectOwnWorkspace } from "../store/statements/workspace-statements.ts";
 
 /**
  * Workspaces as users see them. Every query is scoped by the owner's id: someone else's
@@ -37,14 +38,19 @@ export interface CreateWorkspaceOptions {
 }
 
 /** Creates `<WORKSPACES_ROOT>/<workspace id>` and records it for `userId`. */
-export async function createWorkspace(db: Db, userId: string, input: { name: string }, options: CreateWorkspaceOptions): Promise<WorkspaceRecord> {
+export async function createWorkspace(
+  prisma: PrismaClient,
+  userId: string,
+  input: { name: string },
+  options: CreateWorkspaceOptions,
+): Promise<WorkspaceRecord> {
   const id = (options.generateId ?? generateId)("ws");
   await mkdir(options.workspacesRoot, { recursive: true });
   // Stored real so that path checks later compare like with like (WORKSPACES_ROOT may be a symlink).
   const rootPath = join(await realpath(options.workspacesRoot), id);
   await mkdir(rootPath);
   try {
-    return await db.workspace.create({ data: { id, userId, name: input.name, rootPath }, select: record });
+    return await insertWorkspace(sqlPoolOf(prisma), { id, userId, name: input.name, rootPath });
   } catch (error) {
     await rm(rootPath, { recursive: true, force: true });
     throw error;
@@ -78,8 +84,8 @@ export async function listWorkspaces(db: Db, userId: string): Promise<WorkspaceS
 }
 
 /** The caller's workspace, or NotFoundError (also when it exists but belongs to someone else). */
-export async function getWorkspace(db: Db, userId: string, workspaceId: string): Promise<WorkspaceRecord> {
-  const workspace = await db.workspace.findFirst({ where: { id: workspaceId, userId }, select: record });
-  if (workspace === null) throw new NotFoundError("workspace", { workspace_id: workspaceId });
+export async function getWorkspace(prisma: PrismaClient, userId: string, workspaceId: string): Promise<WorkspaceRecord> {
+  const workspace = await selectOwnWorkspace(sqlPoolOf(prisma), { workspaceId, userId });
+  if (workspace === undefined) throw new NotFoundError("workspace", { workspace_id: workspaceId });
   return workspace;
 }

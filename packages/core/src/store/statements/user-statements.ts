@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { USER_ROLES } from "../../users/user.ts";
-import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { USER_ROLES, type UserRole } from "../../users/user.ts";
+import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 
 const USER_BY_TOKEN_SQL = preparedSql(
   "user_by_token",
@@ -13,4 +13,40 @@ const userRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_R
 export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string): Promise<z.output<typeof userRow> | undefined> {
   const [row] = await queryParsed(runner, USER_BY_TOKEN_SQL, [tokenHash], userRow);
   return row;
+}
+
+// The admin bootstrap (users/bootstrap-admin.ts), run by every API instance at start: plain SQL, so
+// that starting the API does not load Prisma's query compiler.
+
+/** Inserts the user unless the name (or id) is taken; returns the rows inserted (0 or 1). */
+export async function insertUserIfAbsent(runner: SqlRunner, input: { id: string; name: string; role: UserRole }): Promise<number> {
+  return queryRowCount(runner, 'INSERT INTO users (id, name, role) VALUES ($1, $2, $3::"UserRole") ON CONFLICT DO NOTHING', [input.id, input.name, input.role]);
+}
+
+const userByNameRow = z.object({ id: z.string(), role: z.enum(USER_ROLES) });
+
+export async function selectUserByName(runner: SqlRunner, name: string): Promise<z.output<typeof userByNameRow> | undefined> {
+  const [row] = await queryParsed(runner, "SELECT id, role::text AS role FROM users WHERE name = $1", [name], userByNameRow);
+  return row;
+}
+
+export async function updateUserRole(runner: SqlRunner, input: { userId: string; role: UserRole }): Promise<number> {
+  return queryRowCount(runner, 'UPDATE users SET role = $2::"UserRole" WHERE id = $1', [input.userId, input.role]);
+}
+
+/** Registers a token's hash for the user unless that hash is registered already; returns the rows inserted. */
+export async function insertApiTokenIfAbsent(runner: SqlRunner, input: { id: string; userId: string; tokenHash: string }): Promise<number> {
+  return queryRowCount(runner, "INSERT INTO api_tokens (id, user_id, token_hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [
+    input.id,
+    input.userId,
+    input.tokenHash,
+  ]);
+}
+
+const tokenOwnerRow = z.object({ user_id: z.string() });
+
+/** The user a token hash is registered for; undefined when none. */
+export async function selectTokenOwner(runner: SqlRunner, tokenHash: string): Promise<string | undefined> {
+  const [row] = await queryParsed(runner, "SELECT user_id FROM api_tokens WHERE token_hash = $1", [tokenHash], tokenOwnerRow);
+  return row?.user_id;
 }
