@@ -4,6 +4,7 @@ import type { ApiDependencies } from "./api-dependencies.ts";
 import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { unreachableDependencies } from "./check-readiness.ts";
+import { serveConsole } from "./console/serve-console.ts";
 import { installRoutes } from "./http/api-routes.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
@@ -21,6 +22,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   app.use(requestLogger(dependencies.logger));
   app.use(measureRequests(dependencies.metrics));
   app.use(operationsRouter(dependencies));
+  app.use(serveConsole(dependencies.config.consoleDirectory));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "public"));
 
   app.use("/api", authenticate(dependencies.prisma));

@@ -1,4 +1,5 @@
 import { isAbsolute } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseApiConfig } from "./config.ts";
 
@@ -20,6 +21,8 @@ describe("parseApiConfig", () => {
     expect(config.toolEnvAllow).toEqual(["PATH", "HOME", "LANG", "TERM"]);
     expect(config.queuePrefix).toBe("agentq");
     expect(config.searxngUrl).toBeUndefined();
+    // The console's build in this checkout, wherever the process was started from.
+    expect(config.consoleDirectory).toBe(fileURLToPath(new URL("../../console/dist", import.meta.url)));
   });
 
   it("reads the given values", () => {
@@ -30,6 +33,7 @@ describe("parseApiConfig", () => {
       TOOL_ENV_ALLOW: "PATH, LANG",
       QUEUE_PREFIX: "{agentq-test}",
       ADMIN_TOKEN: "a-long-enough-admin-token",
+      CONSOLE_DIR: "/srv/console",
     });
     expect(config.port).toBe(0);
     expect(config.fileRoots).toEqual(["/srv/a", "/srv/b"]);
@@ -37,6 +41,7 @@ describe("parseApiConfig", () => {
     expect(config.toolEnvAllow).toEqual(["PATH", "LANG"]);
     expect(config.queuePrefix).toBe("{agentq-test}");
     expect(config.adminToken).toBe("a-long-enough-admin-token");
+    expect(config.consoleDirectory).toBe("/srv/console");
   });
 
   it("treats an empty value as unset", () => {

@@ -1,3 +1,5 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "@agentq/core";
 import { parseByteSize } from "./http/parse-byte-size.ts";
@@ -17,6 +19,8 @@ export const apiEnvironmentSchema = z.object({
     .string()
     .regex(/^[\x21-\x7e]{16,512}$/, "expected 16-512 printable characters without spaces")
     .optional(),
+  /** The console's build (vite's outDir). Default apps/console/dist of this checkout. */
+  CONSOLE_DIR: z.string().min(1).optional(),
   BODY_LIMIT: z
     .string()
     .default("1mb")
@@ -30,11 +34,16 @@ export const apiEnvironmentSchema = z.object({
     }),
 });
 
+/** apps/console/dist, found from this file (apps/api/src/config.ts), not from the working directory. */
+const DEFAULT_CONSOLE_DIRECTORY = fileURLToPath(new URL("../../console/dist", import.meta.url));
+
 export interface ApiConfig extends CommonConfig {
   port: number;
   host: string;
   adminToken: string | undefined;
   bodyLimitBytes: number;
+  /** The built console served at /console/ (CONSOLE_DIR; default apps/console/dist of this checkout, wherever the API is started from). */
+  consoleDirectory: string;
   /** How long /readyz waits for each dependency. Default 1000 ms: a probe must answer fast. */
   readinessTimeoutMs: number;
   /** How long a graceful shutdown lets in-flight requests finish. Default 10 000 ms (under Kubernetes' 30 s grace). */
@@ -50,6 +59,7 @@ export function parseApiConfig(environment: Record<string, string | undefined>):
     host: parsed.HOST,
     adminToken: parsed.ADMIN_TOKEN,
     bodyLimitBytes: parsed.BODY_LIMIT,
+    consoleDirectory: path.resolve(parsed.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIRECTORY),
     readinessTimeoutMs: 1000,
     shutdownTimeoutMs: 10_000,
   };
