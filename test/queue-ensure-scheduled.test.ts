@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { RunQueue } from "@agentq/queue";
+import { Worker } from "bullmq";
+import { RUN_QUEUE_NAME, RunQueue } from "@agentq/queue";
 import { createTestRedis, deleteKeysWithPrefix, uniqueQueuePrefix } from "./support/redis.ts";
 
 describe("RunQueue.ensureScheduled (what the reconciler uses)", () => {
@@ -32,5 +33,34 @@ describe("RunQueue.ensureScheduled (what the reconciler uses)", () => {
     expect(await queue.ensureScheduled("run_lost", { lastEventSeq: 3, leaseVersion: 1 }, async () => true)).toBe("scheduled");
     expect(await queue.queue.getJob("run-run_lost-3-1")).toBeDefined();
     expect(await jobs()).toBe(2);
+  });
+});
+
+describe("RunQueue.schedule", () => {
+  const redis = createTestRedis();
+  const prefix = uniqueQueuePrefix();
+  const queue = new RunQueue({ connection: redis, prefix });
+  afterAll(async () => {
+    await queue.close();
+    await deleteKeysWithPrefix(redis, prefix);
+    await redis.quit();
+  });
+
+  it("hands out a run that has started before (a decided approval) ahead of runs no worker has taken yet", async () => {
+    await queue.schedule("run_new_1", { lastEventSeq: 1, leaseVersion: 0 });
+    await queue.schedule("run_new_2", { lastEventSeq: 1, leaseVersion: 0 });
+    await queue.schedule("run_resumed", { lastEventSeq: 9, leaseVersion: 1 });
+    await queue.schedule("run_recovered", { lastEventSeq: 4, leaseVersion: 2 });
+    const worker = new Worker(RUN_QUEUE_NAME, null, { connection: redis.duplicate(), prefix, autorun: false });
+    try {
+      const order: string[] = [];
+      for (let index = 0; index < 4; index += 1) {
+        const job = await worker.getNextJob(`token-${index}`, { block: false });
+        order.push(job?.data.run_id);
+      }
+      expect(order).toEqual(["run_resumed", "run_recovered", "run_new_1", "run_new_2"]);
+    } finally {
+      await worker.close(true);
+    }
   });
 });

@@ -16,6 +16,15 @@ const RUN_JOB_OPTIONS = {
   backoff: { type: "exponential", delay: 1000 },
 } as const;
 
+/**
+ * BullMQ hands out jobs without a priority before any prioritized one, FIFO within each. A run that
+ * no worker has taken yet (lease version 0: a new run, the chat's next one) gets this priority, so a
+ * run that has started before (a decided approval, a run recovered after a crash) goes ahead of new
+ * work when jobs wait for a slot: the person who decided an approval is waiting on it, and a started
+ * run holds state (workspace changes, a transcript) that should finish before more is started.
+ */
+const NOT_STARTED_PRIORITY = 1;
+
 /** The producer side of the run queue: what the API, the workers and the reconciler enqueue with. */
 export class RunQueue {
   readonly queue: Queue;
@@ -24,11 +33,15 @@ export class RunQueue {
     this.queue = new Queue(RUN_QUEUE_NAME, { connection: options.connection, prefix: options.prefix });
   }
 
-  /** Enqueues the execution of a run; a job with the same generation already queued is kept, not doubled. */
+  /**
+   * Enqueues the execution of a run; a job with the same generation already queued is kept, not
+   * doubled. A run that has started before goes ahead of runs that have not (NOT_STARTED_PRIORITY).
+   */
   async schedule(runId: string, generation: RunGeneration): Promise<void> {
     const payload = JOB_CATALOG["run.execute"].parse({ run_id: runId });
     const jobId = runJobId(runId, runGeneration(generation.lastEventSeq, generation.leaseVersion));
-    await this.queue.add("run.execute", payload, { ...RUN_JOB_OPTIONS, jobId });
+    const priority = generation.leaseVersion > 0 ? {} : { priority: NOT_STARTED_PRIORITY };
+    await this.queue.add("run.execute", payload, { ...RUN_JOB_OPTIONS, ...priority, jobId });
   }
 
   /**
