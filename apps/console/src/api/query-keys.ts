@@ -35,6 +35,8 @@ export const queryKeys = {
   },
   tools: (query: ToolQuery) => ["tools", query] as const,
   settings: ["settings"] as const,
+  /** The API's OpenAPI document (the settings' ranges come from it). */
+  openapi: ["openapi"] as const,
   jobs: {
     all: ["jobs"] as const,
     list: () => ["jobs", "list"] as const,

@@ -40,7 +40,9 @@ function staleQueries(runId: string, events: RunEvent[]): QueryKey[] {
     keys.push(queryKeys.runs.detail(runId), queryKeys.chats.allRuns, queryKeys.approvals.all, queryKeys.chats.allApprovals);
   }
   if (has("approval.decided")) keys.push(queryKeys.chats.allGrants);
-  if (has("run.completed", "run.failed", "run.cancelled")) keys.push(queryKeys.chats.list());
+  // The chat list shows each chat's last run status.
+  if (has("run.started", "run.resumed", "approval.required", "approval.decided", "run.completed", "run.failed", "run.cancelled"))
+    keys.push(queryKeys.chats.list());
   return keys;
 }
 

@@ -36,12 +36,12 @@ export function ChatConversation({ chat }: { chat: Chat }) {
   const active = status !== undefined && !isTerminalStatus(status);
   const pending = active ? (current?.pending_approvals ?? []) : [];
   const scroller = useRef<HTMLDivElement>(null);
-  const onScroll = useStickToBottom(scroller, `${chat.messages.length}:${live.streamingText.length}:${pending.length}`);
+  useStickToBottom(scroller, `${chat.messages.length}:${live.streamingText.length}:${pending.length}:${live.events.length}`);
   const wide = typeof window !== "undefined" && window.matchMedia(WIDE_LAYOUT).matches;
 
   return (
     <div className={styles.conversation}>
-      <div className={styles.main} ref={scroller} onScroll={onScroll}>
+      <div className={styles.main} ref={scroller}>
         <div className={styles.flow}>
           {chat.messages.length === 0 && !followedId && (
             <EmptyState title="No messages yet">
@@ -49,7 +49,7 @@ export function ChatConversation({ chat }: { chat: Chat }) {
             </EmptyState>
           )}
           <Transcript messages={chat.messages} />
-          <div className={styles.streaming} role="log" aria-live="polite" aria-label="Streaming answer">
+          <div className={styles.streaming} role="log" aria-live="polite" aria-label="Streaming answer" data-role="streaming">
             {active && live.streamingText && <Markdown text={live.streamingText} />}
             {active && !live.streamingText && status === "running" && <p className={styles.thinking}>Working…</p>}
           </div>

@@ -1,7 +1,8 @@
-import { type FormEvent, type KeyboardEvent, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useId, useState } from "react";
 import { describeRunStartError } from "../../api/decision-error.ts";
 import type { Multitask, RunMode, RunRequest } from "../../api/types.ts";
 import { useStartRun } from "../../api/use-chats.ts";
+import { classNames } from "../../lib/class-names.ts";
 import { randomId } from "../../lib/random-id.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Button } from "../Button/Button.tsx";
@@ -19,14 +20,15 @@ export interface ComposerProps {
 }
 
 const MODE_OPTIONS = [
-  { value: "agent", label: "Agent (uses tools)" },
-  { value: "guide", label: "Guide (answers only)" },
+  { value: "agent", label: "Agent" },
+  { value: "guide", label: "Guide (no tools)" },
 ];
 
+/** What to do with the chat's active run when this message starts another. */
 const MULTITASK_OPTIONS = [
-  { value: "reject", label: "Reject: keep the current run" },
-  { value: "enqueue", label: "Enqueue: run after it" },
-  { value: "interrupt", label: "Interrupt: cancel it, run this" },
+  { value: "reject", label: "Reject (keep it)" },
+  { value: "enqueue", label: "Enqueue after it" },
+  { value: "interrupt", label: "Interrupt it" },
 ];
 
 /** The message box and what the run may do; Enter sends, Shift+Enter adds a line. */
@@ -41,6 +43,9 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
   const [multitask, setMultitask] = useState<Multitask>("reject");
   // One key per message: a double submit, or a retry after a lost answer, does not start two runs.
   const [idempotencyKey, setIdempotencyKey] = useState(randomId);
+  // On narrow screens the options fold behind a button, so the conversation keeps the screen.
+  const [optionsOpen, setOptionsOpen] = useState(false);
+  const optionsId = useId();
 
   async function send() {
     if (!input.trim() || startRun.isPending) return;
@@ -79,7 +84,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
   }
 
   return (
-    <form className={styles.composer} onSubmit={submit} aria-label="Send a message">
+    <form className={styles.composer} onSubmit={submit}>
       {startRun.isError && (
         <Alert
           actions={
@@ -95,7 +100,8 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
         <TextAreaField
           label="Message"
           hideLabel
-          placeholder="Ask the agent something…  (Enter to send, Shift+Enter for a new line)"
+          placeholder="Ask the agent something…"
+          title="Enter sends; Shift+Enter starts a new line"
           value={input}
           rows={2}
           onChange={(event) => setInput(event.target.value)}
@@ -103,11 +109,23 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
           fieldClassName={styles.message}
           className={styles.messageInput}
         />
-        <Button type="submit" variant="primary" busy={startRun.isPending} disabled={!input.trim()} className={styles.send}>
-          Send
-        </Button>
+        <div className={styles.buttons}>
+          <Button
+            variant="ghost"
+            size="small"
+            className={styles.optionsToggle}
+            aria-expanded={optionsOpen}
+            aria-controls={optionsId}
+            onClick={() => setOptionsOpen(!optionsOpen)}
+          >
+            Options
+          </Button>
+          <Button type="submit" variant="primary" busy={startRun.isPending} disabled={!input.trim()} className={styles.send}>
+            Send
+          </Button>
+        </div>
       </div>
-      <fieldset className={styles.options}>
+      <fieldset id={optionsId} className={classNames(styles.options, optionsOpen && styles.optionsOpen)}>
         <legend className="visually-hidden">Run options</legend>
         <TextField
           label="Model"
@@ -115,6 +133,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
           value={model}
           onChange={(event) => setModel(event.target.value)}
           fieldClassName={styles.model}
+          className={styles.compact}
           spellCheck={false}
         />
         <SelectField
@@ -123,6 +142,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
           value={mode}
           onChange={(event) => setMode(event.target.value as RunMode)}
           fieldClassName={styles.mode}
+          className={styles.compact}
         />
         {runActive && (
           <SelectField
@@ -131,6 +151,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
             value={multitask}
             onChange={(event) => setMultitask(event.target.value as Multitask)}
             fieldClassName={styles.multitask}
+            className={styles.compact}
           />
         )}
         <div className={styles.switches}>

@@ -30,7 +30,7 @@ const CONNECTION_TEXT: Record<ConnectionState, string> = {
   closed: "",
 };
 
-function yesNo(value: boolean | undefined): string | undefined {
+function onOff(value: boolean | undefined): string | undefined {
   return value === undefined ? undefined : value ? "on" : "off";
 }
 
@@ -43,32 +43,32 @@ export function RunPanel({ run, status, events, connection, streamError, timelin
   const settings: [string, string | undefined][] = [
     ["Model", run.model],
     ["Mode", run.mode],
-    ["Allow bash", yesNo(run.allow_bash)],
-    ["Use web", yesNo(run.use_web)],
-    ["Allow web search", yesNo(run.allow_web_search)],
+    ["Allow bash", onOff(run.allow_bash)],
+    ["Use web", onOff(run.use_web)],
+    ["Allow web search", onOff(run.allow_web_search)],
     ["Rounds", String(run.rounds)],
     ["Tool calls", String(run.tool_calls)],
     ["Started", formatDateTime(run.created_at)],
   ];
 
   return (
-    <section className={styles.panel} aria-labelledby={`${timelineId}-title`}>
+    <section className={classNames(styles.panel, timelineOpen && styles.expanded)} aria-labelledby={`${timelineId}-title`}>
       <div className={styles.header}>
         <h2 id={`${timelineId}-title`} className={styles.title}>
           Run <span className={styles.runId}>{run.id}</span>
         </h2>
-        {active && connection !== "closed" && (
-          <span className={classNames(styles.connection, connection === "live" && styles.connectionLive)}>{CONNECTION_TEXT[connection]}</span>
+        {active && (
+          <Button size="small" variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate(run.id)}>
+            Cancel run
+          </Button>
         )}
       </div>
       <div className={styles.statusRow}>
         <p role="status" className={styles.status}>
           <StatusBadge status={status} prefix="Status: " className={styles.badge} />
         </p>
-        {active && (
-          <Button size="small" variant="danger" busy={cancel.isPending} onClick={() => cancel.mutate(run.id)} className={styles.cancel}>
-            Cancel run
-          </Button>
+        {active && connection !== "closed" && (
+          <span className={classNames(styles.connection, connection === "live" && styles.connectionLive)}>{CONNECTION_TEXT[connection]}</span>
         )}
       </div>
       {cancel.isError && <Alert>{errorMessage(cancel.error)}</Alert>}
@@ -99,7 +99,8 @@ export function RunPanel({ run, status, events, connection, streamError, timelin
           onClick={() => setTimelineOpen(!timelineOpen)}
         >
           <Icon name="chevron" size={14} className={classNames(styles.chevron, timelineOpen && styles.chevronOpen)} />
-          Timeline
+          <span className={styles.toggleWide}>Timeline</span>
+          <span className={styles.toggleNarrow}>Details and timeline</span>
           <span className={styles.eventCount}>{events.length}</span>
         </button>
       </div>

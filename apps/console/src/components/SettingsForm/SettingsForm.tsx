@@ -1,13 +1,13 @@
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "../../api/api-error.ts";
 import type { Settings, SettingValue } from "../../api/types.ts";
+import type { SettingRange } from "../../api/use-setting-ranges.ts";
 import { useUpdateSettings } from "../../api/use-settings.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Button } from "../Button/Button.tsx";
 import { CheckboxField } from "../Form/CheckboxField.tsx";
 import { TextAreaField } from "../Form/TextAreaField.tsx";
 import { TextField } from "../Form/TextField.tsx";
-import { SETTING_RANGES } from "./setting-ranges.ts";
 import styles from "./SettingsForm.module.css";
 
 type Draft = Record<string, string | boolean>;
@@ -33,13 +33,14 @@ function same(a: SettingValue, b: SettingValue): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function formatRange(name: string): string | undefined {
-  const range = SETTING_RANGES[name];
-  return range ? `${range.min.toLocaleString()} – ${range.max.toLocaleString()}` : undefined;
+function formatRange(range: SettingRange | undefined): string | undefined {
+  if (range?.min === undefined || range.max === undefined) return undefined;
+  const text = `Range ${range.min.toLocaleString()} – ${range.max.toLocaleString()}`;
+  return typeof range.default === "number" ? `${text} · default ${range.default.toLocaleString()}` : text;
 }
 
 /** Every setting with its value; saving sends what changed and shows what was stored (clamped to its range). */
-export function SettingsForm({ settings }: { settings: Settings }) {
+export function SettingsForm({ settings, ranges }: { settings: Settings; ranges: Record<string, SettingRange> | undefined }) {
   const update = useUpdateSettings();
   const [draft, setDraft] = useState(() => toDraft(settings));
   const [clamped, setClamped] = useState<string[]>([]);
@@ -59,14 +60,14 @@ export function SettingsForm({ settings }: { settings: Settings }) {
     setClamped(
       Object.entries(changes)
         .filter(([name, value]) => typeof value === "number" && stored[name] !== value)
-        .map(([name, value]) => `${name}: ${value} was stored as ${stored[name]} (its range is ${formatRange(name) ?? "limited"})`),
+        .map(([name, value]) => `${name}: ${value} was stored as ${stored[name]} (${formatRange(ranges?.[name])?.toLowerCase() ?? "its range is limited"})`),
     );
     setDraft(toDraft(stored));
     setSaved(true);
   }
 
   return (
-    <form className={styles.form} onSubmit={(event) => void submit(event).catch(() => {})}>
+    <form noValidate className={styles.form} onSubmit={(event) => void submit(event).catch(() => {})}>
       <div className={styles.fields}>
         {names.map((name) => {
           const value = settings[name];
@@ -102,7 +103,9 @@ export function SettingsForm({ settings }: { settings: Settings }) {
               label={name}
               type={typeof value === "number" ? "number" : "text"}
               inputMode={typeof value === "number" ? "numeric" : undefined}
-              aside={formatRange(name)}
+              hint={formatRange(ranges?.[name])}
+              min={ranges?.[name]?.min}
+              max={ranges?.[name]?.max}
               value={String(current ?? "")}
               onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
               className={styles.number}

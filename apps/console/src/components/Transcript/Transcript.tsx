@@ -16,7 +16,7 @@ export function Transcript({ messages }: { messages: readonly Message[] }) {
         const key = `${index}-${message.role}`;
         if (message.role === "user") {
           return (
-            <li key={key} className={styles.user}>
+            <li key={key} className={styles.user} data-role="user">
               <span className="visually-hidden">You: </span>
               <div className={styles.userBubble}>{message.content}</div>
             </li>
@@ -25,7 +25,7 @@ export function Transcript({ messages }: { messages: readonly Message[] }) {
         if (message.role === "assistant") {
           const calls = message.tool_calls ?? [];
           return (
-            <li key={key} className={styles.assistant}>
+            <li key={key} className={styles.assistant} data-role="assistant">
               <span className="visually-hidden">Assistant: </span>
               {message.content && <Markdown text={message.content} className={styles.assistantText} />}
               {calls.length > 0 && (
@@ -41,7 +41,7 @@ export function Transcript({ messages }: { messages: readonly Message[] }) {
         // A tool message whose call is shown above is rendered with that call.
         if (message.tool_call_id && answered.has(message.tool_call_id)) return null;
         return (
-          <li key={key} className={styles.assistant}>
+          <li key={key} className={styles.assistant} data-role="tool">
             <ToolCallView call={{ id: message.tool_call_id ?? key, name: "tool result", arguments: {} }} result={message.content} />
           </li>
         );

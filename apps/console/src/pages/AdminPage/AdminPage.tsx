@@ -1,5 +1,6 @@
 import { errorMessage } from "../../api/api-error.ts";
 import { useMe } from "../../api/use-me.ts";
+import { useSettingRanges } from "../../api/use-setting-ranges.ts";
 import { useSettings } from "../../api/use-settings.ts";
 import { Alert } from "../../components/Alert/Alert.tsx";
 import { CreateUserForm } from "../../components/CreateUserForm/CreateUserForm.tsx";
@@ -14,6 +15,7 @@ export function AdminPage() {
   const me = useMe();
   const isAdmin = me.data?.role === "admin";
   const settings = useSettings(isAdmin);
+  const ranges = useSettingRanges(isAdmin);
   if (me.isPending) return <Loading />;
   if (!isAdmin) {
     return (
@@ -33,7 +35,7 @@ export function AdminPage() {
         <Panel title="Settings">
           {settings.isPending && <Loading label="Loading settings…" />}
           {settings.isError && <Alert>{errorMessage(settings.error)}</Alert>}
-          {settings.isSuccess && <SettingsForm settings={settings.data} />}
+          {settings.isSuccess && <SettingsForm settings={settings.data} ranges={ranges.data} />}
         </Panel>
       </div>
     </div>
