@@ -1,5 +1,5 @@
-// Once per `vitest run`: migrate the template database that test files clone (database.ts), and drop
-// databases that earlier, interrupted runs left behind.
+// Once per `vitest run`: migrate the template database that test files clone (database.ts), drop
+// databases that earlier, interrupted runs left behind, and build the web console if its build is stale.
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { applyMigrations } from "@agentq/core/migrations";
+import { ensureConsoleBuilt } from "../../scripts/ensure-console-built.mjs";
 import {
   TEMPLATE_DATABASE_ENV,
   TEMPLATE_DATABASE_PREFIX,
@@ -23,6 +24,8 @@ export const MIGRATIONS_DIRECTORY = fileURLToPath(new URL("../../prisma/migratio
 const STALE_AFTER_MS = 60 * 60 * 1000;
 
 export default async function setup(project: TestProject): Promise<void> {
+  // The browser tests load the console the API serves: a build older than its sources would test old code.
+  ensureConsoleBuilt();
   const template = await prepareTemplateDatabase();
   project.provide("agentqTemplateDatabase", template);
   // For child processes that tests spawn with this environment (they cannot call `inject`).
