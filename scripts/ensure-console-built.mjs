@@ -72,7 +72,13 @@ export function ensureConsoleBuilt(options = {}) {
   // vite is a regular dependency of the console workspace, so `npm ci --omit=dev` installs it too.
   const viteBin = join(createRequire(join(consoleRoot, "package.json")).resolve("vite/package.json"), "..", "bin", "vite.js");
   log(`building the web console (${reason === "forced" ? "requested" : reason === "missing" ? "no build yet" : "its sources changed"})…`);
-  const result = spawnSync(process.execPath, [viteBin, "build", "--logLevel", "warn"], { cwd: consoleRoot, stdio: ["ignore", "inherit", "inherit"] });
+  // NODE_ENV decides React's build: a caller's `test` (vitest) or `development` would ship React's
+  // development build, with its warnings, to every browser.
+  const result = spawnSync(process.execPath, [viteBin, "build", "--logLevel", "warn"], {
+    cwd: consoleRoot,
+    env: { ...process.env, NODE_ENV: "production" },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
   if (result.status !== 0) {
     throw new Error(
       `the web console's build failed (${result.error?.message ?? `vite exited with ${result.status ?? result.signal}`}); run \`npm run build:console\` to see why`,

@@ -14,6 +14,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: false,
     rolldownOptions: {
+      // The build runs at install and start-up: a warning about slow plugins (a slow disk, a busy
+      // CI machine) tells whoever reads that output nothing they can act on.
+      checks: { bundlerTimings: false },
       output: {
         // Libraries change less often than the console: separate files stay cached across releases.
         codeSplitting: {
