@@ -12,7 +12,7 @@ const authentication: Middleware = {
   },
   onResponse({ request, response }) {
     const sent = request.headers.get("Authorization");
-    if (response.status === 401 && sent !== null && sent === `Bearer ${readToken()}`) clearToken();
+    if (response.status === 401 && sent !== null && sent === `Bearer ${readToken()}`) clearToken("refused");
     return response;
   },
 };

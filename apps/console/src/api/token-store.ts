@@ -16,6 +16,8 @@ function storage(): Storage | undefined {
 }
 
 let memoryToken: string | null = storage()?.getItem(STORAGE_KEY) ?? null;
+/** Why the last session ended: the person signed out, or the API stopped accepting the token (401). */
+let endedBy: "sign_out" | "refused" | null = null;
 
 export function readToken(): string | null {
   return memoryToken;
@@ -23,14 +25,20 @@ export function readToken(): string | null {
 
 export function saveToken(token: string): void {
   memoryToken = token;
+  endedBy = null;
   storage()?.setItem(STORAGE_KEY, token);
   for (const listener of listeners) listener(token);
 }
 
-export function clearToken(): void {
+export function clearToken(reason: "sign_out" | "refused" = "sign_out"): void {
+  endedBy = reason;
   memoryToken = null;
   storage()?.removeItem(STORAGE_KEY);
   for (const listener of listeners) listener(null);
+}
+
+export function sessionEndedBy(): "sign_out" | "refused" | null {
+  return endedBy;
 }
 
 export function onTokenChange(listener: Listener): () => void {

@@ -127,9 +127,9 @@ export function ApprovalCard({ approval, workspaceId, onDecisionError, context }
             hint={
               tool
                 ? `Checked against ${tool.name}'s parameters before it is sent.`
-                : tools.isError
-                  ? "The tool's schema could not be loaded."
-                  : "Loading the tool's schema…"
+                : tools.isPending
+                  ? "Loading the tool's schema…"
+                  : "The tool's schema is not available here; the server checks the arguments when you allow the call."
             }
             error={editErrors.length > 0 ? editErrors.join("\n") : null}
           />

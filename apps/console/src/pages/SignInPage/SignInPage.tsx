@@ -1,7 +1,9 @@
 import { type FormEvent, useState } from "react";
 import { errorMessage } from "../../api/api-error.ts";
 import { whoIs } from "../../api/client.ts";
+import { sessionEndedBy } from "../../api/token-store.ts";
 import { useSignIn } from "../../api/use-session.ts";
+import { Alert } from "../../components/Alert/Alert.tsx";
 import { Button } from "../../components/Button/Button.tsx";
 import { TextField } from "../../components/Form/TextField.tsx";
 import styles from "./SignInPage.module.css";
@@ -45,6 +47,11 @@ export function SignInPage() {
         <p className={styles.lead}>
           Use the API token you were given. The admin token is printed by <code>npm start</code> the first time it runs.
         </p>
+        {sessionEndedBy() === "refused" && (
+          <Alert tone="info" className={styles.notice}>
+            Your session ended: the API no longer accepts that token. Sign in again with a current one.
+          </Alert>
+        )}
         <form className={styles.form} onSubmit={submit} noValidate>
           <TextField
             label="API token"
