@@ -93,6 +93,11 @@ describe("the OpenAPI document (GET /api/openapi.json)", () => {
     const path = operation.parameters.find((parameter: { name: string }) => parameter.name === "path");
     expect(path).toMatchObject({ in: "path", required: true });
     expect(path.description).toMatch(/segments separated by `\/`/);
+    // What a generated client sends for {path}: the whole path percent-encoded, slashes included.
+    const workspaceId = await stack.createWorkspace();
+    const written = await stack.request("PUT", `/api/workspaces/${workspaceId}/files/${encodeURIComponent("docs/a b.txt")}`, { body: { content: "x" } });
+    expect(written.body).toMatchObject({ path: "docs/a b.txt" });
+    expect((await stack.request("GET", `/api/workspaces/${workspaceId}/files/docs/a%20b.txt`)).body).toMatchObject({ path: "docs/a b.txt", content: "x" });
   });
 
   it("the main routes' real answers match their declared response schemas", async () => {

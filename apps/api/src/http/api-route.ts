@@ -11,12 +11,12 @@ export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
 /** `public`: no token (mounted before authentication); `user`: any caller; `admin`: 403 for others. */
 export type RouteAccess = "public" | "user" | "admin";
 
-export type SuccessStatus = 200 | 201 | 202 | 204 | 302;
+export type SuccessStatus = 200 | 201 | 202 | 204;
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 415 | 429 | 503;
 
 export interface RouteResponse {
   description: string;
-  /** The JSON body; none for a response without one (204, 302). */
+  /** The JSON body; none for a response without one (204). */
   schema?: z.ZodType;
   /** Other representations of the same response, by media type (the events' `text/event-stream`). */
   alternatives?: Record<string, { schema: z.ZodType; description?: string }>;
@@ -41,7 +41,7 @@ export type RouteReply<Responses extends RouteResponses> =
   | {
       [Status in keyof Responses & SuccessStatus]: Responses[Status] extends { schema: z.ZodType }
         ? { status: Status; body: z.input<Responses[Status]["schema"]> }
-        : { status: Status; body?: undefined; location?: string };
+        : { status: Status; body?: undefined };
     }[keyof Responses & SuccessStatus]
   | typeof ANSWERED;
 
@@ -109,7 +109,7 @@ export interface ApiRoute {
   handler: (context: RouteContext<Record<string, string>, unknown, unknown>) => Promise<ErasedReply> | ErasedReply;
 }
 
-export type ErasedReply = { status: SuccessStatus; body?: unknown; location?: string } | typeof ANSWERED;
+export type ErasedReply = { status: SuccessStatus; body?: unknown } | typeof ANSWERED;
 
 /** Declares a route; the compiler checks the handler's replies against the declared response schemas. */
 export function defineRoute<

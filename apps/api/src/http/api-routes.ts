@@ -45,7 +45,6 @@ export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: Ap
         body,
       });
       if (reply === ANSWERED) return;
-      if (reply.location !== undefined) response.location(reply.location);
       if (reply.body === undefined) response.status(reply.status).end();
       else response.status(reply.status).json(reply.body);
     });
@@ -98,10 +97,17 @@ function errorStatuses(route: ApiRoute): Partial<Record<ErrorStatus, string>> {
   return { ...implied, ...route.errors };
 }
 
-/** Records the routes of `groups` as OpenAPI paths, tagged by group. */
+/** Records the routes of `groups` as OpenAPI paths, tagged by group. Two routes with one operation id or one method and path are a bug, refused here. */
 export function registerRoutes(registry: OpenAPIRegistry, groups: readonly ApiRouteGroup[]): void {
+  const seen = new Set<string>();
   for (const group of groups) {
-    for (const route of group.routes) registry.registerPath(openApiRoute(route, group.tag));
+    for (const route of group.routes) {
+      for (const key of [`operationId ${route.operationId}`, `${route.method.toUpperCase()} ${route.path}`]) {
+        if (seen.has(key)) throw new Error(`two API routes declare ${key}`);
+        seen.add(key);
+      }
+      registry.registerPath(openApiRoute(route, group.tag));
+    }
   }
 }
 
