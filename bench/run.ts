@@ -147,15 +147,19 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
   const chats = await Promise.all(Array.from({ length: RUNS }, () => post(stack, "/api/chats", { workspace_id: workspace.id })));
   const finished = new Map<string, () => void>();
   const decidedAt = new Map<string, number>();
+  const decidedWallClock = new Map<string, number>();
+  const completedWallClock = new Map<string, number>();
   const resumeLatencies: number[] = [];
   let failed = 0;
   const socket = await connect(stack, {
     onEvent(runId, event) {
       if (event.type === "approval.required") {
         decidedAt.set(runId, performance.now());
+        decidedWallClock.set(runId, Date.now());
         void post(stack, "/api/approvals", { tool_approval_id: event.data.approval_id, tool_approval_decision: "allow_task" });
       } else if (event.type === "tool.completed" && event.data.tool === "write_file" && decidedAt.has(runId)) {
         resumeLatencies.push(performance.now() - decidedAt.get(runId)!);
+        completedWallClock.set(runId, Date.now());
       } else if (event.type === "run.completed" || event.type === "run.failed") {
         if (event.type === "run.failed") failed += 1;
         finished.get(runId)?.();
@@ -190,7 +194,56 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
     cpu_ms_per_run: cpuMsPerRun,
+    ...(process.env.BENCH_TRACE === "1" ? { resume_stages_ms_p50: await resumeStages(stack, decidedWallClock, completedWallClock) } : {}),
   };
+}
+
+/**
+ * BENCH_TRACE=1: where a resume's time goes, from the events' commit clocks (API and worker share
+ * this machine's clock): decision sent → its commit in the API → the worker's first commit of the
+ * resumed execution → the write's result committed → its tool.completed received here. p50 of each.
+ */
+async function resumeStages(stack: BenchStack, decided: Map<string, number>, received: Map<string, number>): Promise<Record<string, number>> {
+  const { default: pg } = await import("pg");
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ run_id: string; type: string; at: string }>(
+      `SELECT run_id, type, (extract(epoch FROM created_at) * 1000)::float8 AS at FROM run_events
+        WHERE type IN ('approval.decided', 'run.resumed', 'tool.completed') AND run_id = ANY($1)`,
+      [[...decided.keys()]],
+    );
+    const byRun = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      const times = byRun.get(row.run_id) ?? {};
+      // The last tool.completed of a run is the write's (the read's comes before the pause).
+      times[row.type] = Math.max(times[row.type] ?? 0, Number(row.at));
+      byRun.set(row.run_id, times);
+    }
+    const stages: Record<string, number[]> = { to_decision_commit: [], to_worker_first_commit: [], to_result_commit: [], to_client: [] };
+    for (const [runId, times] of byRun) {
+      const sent = decided.get(runId)!;
+      const got = received.get(runId);
+      if (!got || !times["approval.decided"] || !times["run.resumed"] || !times["tool.completed"]) continue;
+      stages.to_decision_commit!.push(times["approval.decided"] - sent);
+      stages.to_worker_first_commit!.push(times["run.resumed"] - times["approval.decided"]);
+      stages.to_result_commit!.push(times["tool.completed"] - times["run.resumed"]);
+      stages.to_client!.push(got - times["tool.completed"]);
+    }
+    return Object.fromEntries(
+      Object.entries(stages).map(([name, values]) => [
+        name,
+        round(
+          percentile(
+            values.sort((a, b) => a - b),
+            0.5,
+          ),
+        ),
+      ]),
+    );
+  } finally {
+    await client.end();
+  }
 }
 
 /**
