@@ -123,6 +123,26 @@ describe("workspace files", () => {
     expect(await readFile(join(row.rootPath, "docs/notes.md"), "utf8")).toBe("# hello, again\n");
   });
 
+  it("writes with base_revision only over that revision: a changed file is 409 revision_mismatch and keeps its content", async () => {
+    const workspace = await createWorkspace(alice.token, "conditional");
+    const first = await putFile(alice.token, workspace.id, "plan.md", "v1");
+    const put = (content: string, baseRevision: string | null) =>
+      requestJson(filesUrl(workspace.id, "plan.md"), { method: "PUT", token: alice.token, body: { content, base_revision: baseRevision } });
+
+    const second = await put("v2", first.body.revision);
+    expect(second.status).toBe(200);
+    const stale = await put("v2 from a stale editor", first.body.revision);
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.code).toBe("revision_mismatch");
+    expect(stale.body.error.details.current_revision).toBe(second.body.revision);
+    expect((await requestJson(filesUrl(workspace.id, "plan.md"), { token: alice.token })).body.content).toBe("v2");
+
+    // null: create only; an existing file is not replaced.
+    expect((await put("again", null)).status).toBe(409);
+    const created = await requestJson(filesUrl(workspace.id, "new.md"), { method: "PUT", token: alice.token, body: { content: "new", base_revision: null } });
+    expect(created.status).toBe(200);
+  });
+
   it("answers a missing file with 404 not_found", async () => {
     const workspace = await createWorkspace(alice.token, "empty");
     const response = await requestJson(filesUrl(workspace.id, "nope.txt"), { token: alice.token });

@@ -22,7 +22,22 @@ const createWorkspaceBody = z
   })
   .meta({ id: "CreateWorkspaceRequest" });
 
-const writeFileBody = z.object({ content: z.string().meta({ description: "UTF-8 text" }) }).meta({ id: "WriteFileRequest" });
+const writeFileBody = z
+  .object({
+    content: z.string().meta({ description: "UTF-8 text" }),
+    base_revision: z
+      .string()
+      .min(1)
+      .max(200)
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "the revision the new content was based on (from a read): the write happens only if the file is still at it, else " +
+          "`409 revision_mismatch` with `details.current_revision` and nothing changed; `null`: only if the file does not exist yet",
+      }),
+  })
+  .meta({ id: "WriteFileRequest" });
 
 /** Missing files are `404 not_found`, like every other missing resource of the API. */
 function asNotFound(error: unknown): never {
@@ -113,15 +128,21 @@ export const workspaceRoutes = [
     path: "/api/workspaces/:id/files/*path",
     operationId: "writeWorkspaceFile",
     summary: "Create or replace a file of the workspace",
-    description: "Missing directories on the way are created. The write is atomic: readers see the old file or the new one.",
+    description:
+      "Missing directories on the way are created. The write is atomic: readers see the old file or the new one. " +
+      "With `base_revision`, it is also conditional: a file that changed since that revision is left as it is (`409 revision_mismatch`).",
     parameters: { id: WORKSPACE_ID },
     body: writeFileBody,
     nulAllowedIn: ["content"],
     responses: { 200: { description: "the file's new revision", schema: writtenFileSchema } },
-    errors: FILE_ERRORS,
+    errors: {
+      ...FILE_ERRORS,
+      409: "`revision_mismatch`: the file is not at `base_revision` (`details.current_revision`: where it is, null when it does not exist)",
+    },
     handler: async ({ dependencies, user, params, body }) => {
       const workspace = await getWorkspace(dependencies.prisma, user.id, params.id);
-      const file = await writeWorkspaceFile(workspace.rootPath, params.path, body.content).catch(asNotFound);
+      const options = body.base_revision === undefined ? {} : { expectedRevision: body.base_revision };
+      const file = await writeWorkspaceFile(workspace.rootPath, params.path, body.content, options).catch(asNotFound);
       return { status: 200, body: { path: file.path, revision: file.revision } };
     },
   }),

@@ -379,7 +379,7 @@ export interface paths {
         get: operations["readWorkspaceFile"];
         /**
          * Create or replace a file of the workspace
-         * @description Missing directories on the way are created. The write is atomic: readers see the old file or the new one.
+         * @description Missing directories on the way are created. The write is atomic: readers see the old file or the new one. With `base_revision`, it is also conditional: a file that changed since that revision is left as it is (`409 revision_mismatch`).
          */
         put: operations["writeWorkspaceFile"];
         post?: never;
@@ -897,6 +897,8 @@ export interface components {
             truncated: boolean;
         };
         WriteFileRequest: {
+            /** @description the revision the new content was based on (from a read): the write happens only if the file is still at it, else `409 revision_mismatch` with `details.current_revision` and nothing changed; `null`: only if the file does not exist yet */
+            base_revision?: string | null;
             /** @description UTF-8 text */
             content: string;
         };
@@ -2386,6 +2388,15 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or it belongs to someone else */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `revision_mismatch`: the file is not at `base_revision` (`details.current_revision`: where it is, null when it does not exist) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

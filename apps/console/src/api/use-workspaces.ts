@@ -46,8 +46,14 @@ export function useWorkspaceFile(workspaceId: string, path: string | undefined) 
 export function useSaveWorkspaceFile(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (input: { path: string; content: string }) =>
-      unwrap(api.PUT("/api/workspaces/{id}/files/{path}", { params: { path: { id: workspaceId, path: input.path } }, body: { content: input.content } })),
+    /** `baseRevision`: write only over that revision (null: only a new file); undefined: replace whatever is there. */
+    mutationFn: async (input: { path: string; content: string; baseRevision?: string | null }) =>
+      unwrap(
+        api.PUT("/api/workspaces/{id}/files/{path}", {
+          params: { path: { id: workspaceId, path: input.path } },
+          body: { content: input.content, ...(input.baseRevision === undefined ? {} : { base_revision: input.baseRevision }) },
+        }),
+      ),
     onSuccess: (saved, input) => {
       queryClient.setQueryData(queryKeys.workspaces.file(workspaceId, saved.path), { path: saved.path, content: input.content, revision: saved.revision });
       return queryClient.invalidateQueries({ queryKey: ["workspaces", "tree", workspaceId] });

@@ -1,6 +1,6 @@
 import { useState } from "react";
-import { errorMessage, isApiError } from "../../api/api-error.ts";
-import { readWorkspaceFile, useSaveWorkspaceFile, useWorkspaceFile } from "../../api/use-workspaces.ts";
+import { type ApiError, errorMessage, isApiError } from "../../api/api-error.ts";
+import { useSaveWorkspaceFile, useWorkspaceFile } from "../../api/use-workspaces.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Button } from "../Button/Button.tsx";
 import { TextAreaField } from "../Form/TextAreaField.tsx";
@@ -44,6 +44,12 @@ interface EditorFormProps {
 
 type SaveState = { kind: "idle" } | { kind: "checking" } | { kind: "conflict"; currentRevision: string | null } | { kind: "saved"; revision: string };
 
+/** Where the file is now, from a 409 revision_mismatch (null: it was deleted). */
+function currentRevisionOf(error: ApiError): string | null {
+  const current = error.details?.current_revision;
+  return typeof current === "string" ? current : null;
+}
+
 function shortRevision(revision: string): string {
   return revision.length > 12 ? revision.slice(0, 12) : revision;
 }
@@ -55,25 +61,18 @@ function EditorForm({ workspaceId, path, initialContent, openedRevision, onReloa
   const [state, setState] = useState<SaveState>({ kind: "idle" });
   const dirty = content !== initialContent || state.kind === "saved";
 
-  /** The API's PUT has no revision precondition: the file is read again first, and a change since it was opened stops the save. */
+  /**
+   * Saves over the revision the editor opened (the API refuses with 409 revision_mismatch when the file
+   * changed since, and changes nothing); `overwrite` replaces whatever is there.
+   */
   async function submit(overwrite: boolean) {
     setState({ kind: "checking" });
-    if (!overwrite) {
-      const current = await readWorkspaceFile(workspaceId, path).then(
-        (read) => read.revision,
-        (error: unknown) => (isApiError(error, "not_found") ? null : Promise.reject(error)),
-      );
-      if (current !== baseRevision) {
-        setState({ kind: "conflict", currentRevision: current });
-        return;
-      }
-    }
     try {
-      const saved = await save.mutateAsync({ path, content });
+      const saved = await save.mutateAsync({ path, content, ...(overwrite ? {} : { baseRevision }) });
       setBaseRevision(saved.revision);
       setState({ kind: "saved", revision: saved.revision });
     } catch (error) {
-      if (isApiError(error) && error.status === 409) setState({ kind: "conflict", currentRevision: null });
+      if (isApiError(error, "revision_mismatch")) setState({ kind: "conflict", currentRevision: currentRevisionOf(error) });
       else setState({ kind: "idle" });
     }
   }
