@@ -78,11 +78,11 @@ describe("signing in and out", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     expect(page.url()).not.toContain(stack.api.adminToken);
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate<number>("localStorage.length")).toBe(0);
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API token").waitFor();
-    expect(await page.evaluate(() => Object.values(sessionStorage).join(" "))).not.toContain(stack.api.adminToken);
+    expect(await page.evaluate<string>('Object.values(sessionStorage).join(" ")')).not.toContain(stack.api.adminToken);
     // A reload after signing out does not sign back in.
     await page.reload();
     await page.getByLabel("API token").waitFor();
@@ -191,10 +191,7 @@ describe("administration", () => {
     await page.getByLabel("Name", { exact: true }).fill("console-made-user");
     await page.getByRole("button", { name: "Create user" }).click();
     await page.getByRole("button", { name: "Copy token" }).waitFor();
-    const token = await page.evaluate(() => {
-      const match = /aq_[A-Za-z0-9_-]{20,}/.exec(document.body.innerText);
-      return match?.[0];
-    });
+    const token = /aq_[A-Za-z0-9_-]{20,}/.exec((await page.locator("main").textContent()) ?? "")?.[0];
     expect(token).toBeTruthy();
     const me = await stack.request("GET", "/api/me", { token: token! });
     expect(me.body.name).toBe("console-made-user");
