@@ -191,7 +191,8 @@ describe("administration", () => {
     await page.getByLabel("Name", { exact: true }).fill("console-made-user");
     await page.getByRole("button", { name: "Create user" }).click();
     await page.getByRole("button", { name: "Copy token" }).waitFor();
-    const token = /aq_[A-Za-z0-9_-]{20,}/.exec((await page.locator("main").textContent()) ?? "")?.[0];
+    const created = page.getByRole("region", { name: "console-made-user (user) was created" });
+    const token = await created.locator("code").textContent();
     expect(token).toBeTruthy();
     const me = await stack.request("GET", "/api/me", { token: token! });
     expect(me.body.name).toBe("console-made-user");
