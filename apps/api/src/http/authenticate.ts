@@ -25,44 +25,11 @@ export function requestToken(request: IncomingMessage, allowQueryToken: boolean)
   return token.length === 1 && token[0] !== "" ? token[0] : undefined;
 }
 
-/**
- * How long a token's user, once found, is taken as known without asking Postgres again. A client
- * following a run makes several requests a second with one token, and the lookup was 3 of the 11
- * statements the API ran per run. Default 5 s: tokens cannot be revoked through the API today, and a
- * revocation or role change added later takes effect on every instance within this delay.
- */
-const TOKEN_CACHE_MS = 5_000;
-/** Bounds the cache (many distinct tokens within TOKEN_CACHE_MS): beyond it, the oldest are dropped. */
-const TOKEN_CACHE_ENTRIES = 10_000;
-
-/** Per database (tests start several APIs in one process): token -> its user and when that was read. */
-const tokenCaches = new WeakMap<PrismaClient, Map<string, { user: AuthenticatedUser; readAt: number }>>();
-
 /** The user a token belongs to, or UnauthorizedError (for the WebSocket upgrade: answer it with 401). */
 export async function authenticateToken(prisma: PrismaClient, token: string | undefined): Promise<AuthenticatedUser> {
   if (token === undefined) throw new UnauthorizedError();
-  let cache = tokenCaches.get(prisma);
-  if (!cache) {
-    cache = new Map();
-    tokenCaches.set(prisma, cache);
-  }
-  const now = Date.now();
-  const cached = cache.get(token);
-  if (cached && now - cached.readAt < TOKEN_CACHE_MS) return cached.user;
-  // Unknown tokens are not cached: a token created a moment ago works at once, and random tokens
-  // cannot fill the cache.
   const user = await findUserByToken(prisma, token);
-  if (user === undefined) {
-    cache.delete(token);
-    throw new UnauthorizedError("the bearer token is not valid");
-  }
-  cache.delete(token);
-  cache.set(token, { user, readAt: now });
-  // Map order is insertion order: the first entries are the oldest reads.
-  for (const oldest of cache.keys()) {
-    if (cache.size <= TOKEN_CACHE_ENTRIES) break;
-    cache.delete(oldest);
-  }
+  if (user === undefined) throw new UnauthorizedError("the bearer token is not valid");
   return user;
 }
 
