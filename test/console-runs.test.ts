@@ -57,11 +57,18 @@ async function send(page: Page, input: string): Promise<void> {
   await page.getByRole("button", { name: "Send" }).click();
 }
 
-/** The id of the chat's newest run, from the API (what the console shows must match it). */
+/** The id of the chat's newest run, from the API, once the console's Send has created one. */
 async function latestRunId(chatId: string): Promise<string> {
-  const result = await stack.request("GET", `/api/chats/${chatId}/runs?limit=1`);
-  expect(result.status).toBe(200);
-  return result.body.runs[0].id;
+  let runId: string | undefined;
+  await expect
+    .poll(async () => {
+      const result = await stack.request("GET", `/api/chats/${chatId}/runs?limit=1`);
+      expect(result.status).toBe(200);
+      runId = result.body.runs[0]?.id;
+      return runId;
+    })
+    .toBeDefined();
+  return runId!;
 }
 
 /**
