@@ -216,7 +216,6 @@ describe("a phone-sized screen", () => {
     await page.goto(`${stack.url}/console/chats/${chatId}`);
     const card = page.getByRole("region", { name: "Approval: write_file" });
     await card.waitFor();
-    await saveScreenshot(page, "phone-approval");
     await card.getByRole("button", { name: "Deny" }).click();
     expect((await stack.waitForRun(runId)).status).toBe("completed");
   });

@@ -3,7 +3,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
-import { type ConsolePage, launchBrowser, openConsolePage, saveScreenshot, signIn } from "./support/browser.ts";
+import { type ConsolePage, launchBrowser, openConsolePage, signIn } from "./support/browser.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 let stack: TestStack;
@@ -104,7 +104,6 @@ describe("the web console", () => {
     expect(await streaming.textContent()).not.toContain("lazy dog");
     await said(page, "assistant", "the quick brown fox jumps over the lazy dog.").waitFor({ timeout: 15_000 });
     await page.getByText("Status: completed").first().waitFor();
-    await saveScreenshot(page, "chat");
   });
 
   it("shows a paused call's card live; Allow for this run runs it and the answer follows", async () => {
@@ -125,7 +124,6 @@ describe("the web console", () => {
     // Why it paused: the read of notes.txt made the turn untrusted.
     await expect.poll(() => card.textContent()).toContain("notes.txt");
     await expect.poll(() => card.textContent()).toContain("summary.txt");
-    await saveScreenshot(page, "approval");
     await card.getByRole("button", { name: "Allow for this run" }).click();
     await said(page, "assistant", "Written the summary.").waitFor();
     await page.getByText("Status: completed").first().waitFor();
