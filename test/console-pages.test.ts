@@ -1,46 +1,22 @@
 // The console's other pages in a real browser (Debian's Chromium) against a real API, worker,
 // Postgres and Redis: signing in and out, workspaces and their files, the tools a run would get,
 // grants, the approvals inbox, administration, and a phone-sized screen.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
-import { type ConsolePage, launchBrowser, openConsolePage, saveScreenshot, signIn } from "./support/browser.ts";
-import { startTestStack, type TestStack } from "./support/test-stack.ts";
+import { saveScreenshot } from "./support/browser.ts";
 
+import { useConsoleSession } from "./support/console-session.ts";
+import type { TestStack } from "./support/test-stack.ts";
+
+const session = useConsoleSession();
+const open = session.open;
+const openPage = session.openPage;
 let stack: TestStack;
-let browser: Browser;
-const opened: ConsolePage[] = [];
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+beforeAll(() => {
+  stack = session.stack;
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-
-afterEach(async () => {
-  for (const console of opened.splice(0)) {
-    expect(console.dialogs).toEqual([]);
-    expect(console.pageErrors).toEqual([]);
-    // The console's own code never trips its Content-Security-Policy.
-    expect(console.consoleErrors.filter((line) => /Content Security Policy/i.test(line))).toEqual([]);
-    await console.context.close();
-  }
-});
-
-async function openPage(options: { width?: number; height?: number } = {}): Promise<ConsolePage> {
-  const console = await openConsolePage(browser, options);
-  opened.push(console);
-  return console;
-}
-
-async function open(token = stack.api.adminToken, options: { width?: number; height?: number } = {}): Promise<Page> {
-  const { page } = await openPage(options);
-  await signIn(page, stack.url, token);
-  return page;
-}
 
 async function navigate(page: Page, name: string): Promise<void> {
   await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name }).click();

@@ -1,39 +1,18 @@
 // The web console in a real browser (Debian's Chromium) against a real API, worker, Postgres, Redis
 // and the fake model server: a person signs in, starts runs, watches them stream and decides approvals.
-import type { Browser, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
-import { type ConsolePage, launchBrowser, openConsolePage, signIn } from "./support/browser.ts";
-import { startTestStack, type TestStack } from "./support/test-stack.ts";
+import { useConsoleSession } from "./support/console-session.ts";
+import type { TestStack } from "./support/test-stack.ts";
 
+const session = useConsoleSession();
+const open = session.open;
 let stack: TestStack;
-let browser: Browser;
-const opened: ConsolePage[] = [];
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+beforeAll(() => {
+  stack = session.stack;
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
-
-afterEach(async () => {
-  // Whatever a test did, the console never ran injected script and never crashed.
-  for (const console of opened.splice(0)) {
-    expect(console.dialogs).toEqual([]);
-    expect(console.pageErrors).toEqual([]);
-    await console.context.close();
-  }
-});
-
-async function open(token = stack.api.adminToken, options: { width?: number } = {}): Promise<Page> {
-  const console = await openConsolePage(browser, options);
-  opened.push(console);
-  await signIn(console.page, stack.url, token);
-  return console.page;
-}
 
 async function createWorkspace(name: string, token = stack.api.adminToken): Promise<string> {
   const result = await stack.request("POST", "/api/workspaces", { token, body: { name } });

@@ -2,18 +2,6 @@ import type { TaintSource } from "../policy/taint-sources.ts";
 import type { RunMode } from "../store/generated/enums.ts";
 import type { RunStatus } from "./run-status.ts";
 
-/** A pending approval as the statement builds it: `expires_at` is Postgres's JSON text of the timestamp. */
-interface PendingApprovalRow {
-  id: string;
-  tool: string;
-  tool_call_id: string;
-  arguments: unknown;
-  effects: string[];
-  expires_at: string;
-  /** Null in approvals recorded before taint sources were. */
-  tainted_by: TaintSource[] | null;
-}
-
 /** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
 export interface RunViewRow {
   id: string;
@@ -32,7 +20,8 @@ export interface RunViewRow {
   error_message: string | null;
   created_at: Date;
   updated_at: Date;
-  pending_approvals: PendingApprovalRow[];
+  /** `expires_at` as Postgres's JSON text of the timestamp (normalized to ISO-8601 UTC by toRunView). */
+  pending_approvals: PendingApprovalView[];
 }
 
 /** A pending approval of a Run: the call, its effects, its expiry, and why it paused (`tainted_by`). */
@@ -56,7 +45,7 @@ export interface RunView {
   allow_bash: boolean;
   allow_web_search: boolean;
   use_web: boolean;
-  status: string;
+  status: RunStatus;
   rounds: number;
   tool_calls: number;
   output: string | null;
@@ -81,15 +70,7 @@ export function toRunView(row: RunViewRow): RunView {
     tool_calls: row.tool_calls,
     output: row.output,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null,
-    pending_approvals: row.pending_approvals.map((approval) => ({
-      id: approval.id,
-      tool: approval.tool,
-      tool_call_id: approval.tool_call_id,
-      arguments: approval.arguments,
-      effects: approval.effects,
-      expires_at: new Date(approval.expires_at).toISOString(),
-      tainted_by: approval.tainted_by,
-    })),
+    pending_approvals: row.pending_approvals.map((approval) => ({ ...approval, expires_at: new Date(approval.expires_at).toISOString() })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
