@@ -154,6 +154,38 @@ describe("approvals", () => {
   });
 });
 
+describe("jobs", () => {
+  it("lists a run's background jobs with their status, shows their output, and stops a running one", async () => {
+    const workspaceId = await stack.createWorkspace();
+    const chatId = await stack.createChat({ workspaceId });
+    const runId = await stack.run(chatId, {
+      allow_bash: true,
+      input: scenarioInput([
+        {
+          calls: [
+            { tool: "start_job", args: { command: "echo hello-from-the-job", name: "greeter" } },
+            { tool: "start_job", args: { command: "sleep 300", name: "sleeper" } },
+          ],
+        },
+        { text: "started" },
+      ]),
+    });
+    expect((await stack.waitForRun(runId)).status).toBe("completed");
+
+    const page = await open();
+    await navigate(page, "Jobs");
+    const jobs = page.getByRole("list", { name: "Jobs" });
+    const greeter = jobs.getByRole("listitem").filter({ hasText: "greeter" });
+    await greeter.getByText(/exited · exit 0/).waitFor({ timeout: 15_000 });
+    await greeter.getByRole("button", { name: "Show output" }).click();
+    await greeter.getByText("hello-from-the-job").waitFor();
+
+    const sleeper = jobs.getByRole("listitem").filter({ hasText: "sleeper" });
+    await sleeper.getByRole("button", { name: "Stop" }).click();
+    await sleeper.getByText("stopped").waitFor({ timeout: 15_000 });
+  });
+});
+
 describe("administration", () => {
   it("shows each setting's stored value after a change brought into range, and creates a user whose token is shown once", async () => {
     const page = await open();
