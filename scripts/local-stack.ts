@@ -106,7 +106,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (Date.now() > deadline) throw new Error("the API did not become ready in 60 s");
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  // The worker warms its tokenizer at boot; give it a moment so the first runs do not measure that.
+  // The API is ready; the worker may still be connecting to Postgres and its queue: give it a moment so
+  // the first runs do not measure its start.
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const redis = new Redis(REDIS_URL);
   return {
