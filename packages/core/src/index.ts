@@ -28,6 +28,10 @@ export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pendi
 export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
 export { createUser, findUserByToken } from "./users/user-store.ts";
 export { UnauthorizedError } from "./users/user-errors.ts";
+export { listUsers } from "./users/list-users.ts";
+export { type UserChanges, updateUser } from "./users/update-user.ts";
+export { rotateUserToken } from "./users/rotate-user-token.ts";
+export type { UserView } from "./users/user-view.ts";
 export { bootstrapAdmin } from "./users/bootstrap-admin.ts";
 export { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "./workspaces/workspace-store.ts";
 export { readWorkspaceFile, writeWorkspaceFile } from "./workspaces/workspace-files.ts";

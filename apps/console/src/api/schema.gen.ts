@@ -337,10 +337,51 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Every user (admin) */
+        get: operations["listUsers"];
         put?: never;
         /** Create a user (admin) */
         post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role or disable them (admin)
+         * @description A disabled user's tokens answer 401 at once (HTTP and the WebSocket upgrade); their runs are left to finish.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/api/users/{id}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace a user's token (admin, or the user for themselves)
+         * @description The user's previous tokens stop working at once; the new one is shown in this answer only.
+         */
+        post: operations["rotateUserToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -707,6 +748,10 @@ export interface components {
             /** @enum {boolean} */
             revoked: true;
         };
+        RotatedToken: {
+            /** @description the new bearer token, shown once; the user's previous tokens no longer work */
+            token: string;
+        };
         Run: {
             allow_bash: boolean;
             allow_web_search: boolean;
@@ -871,6 +916,24 @@ export interface components {
              * @enum {string}
              */
             type: "file" | "directory" | "symlink" | "other";
+        };
+        UpdateUserRequest: {
+            /** @description true: the user's tokens answer 401 from the next request on */
+            disabled?: boolean;
+            role?: components["schemas"]["UserRole"];
+        };
+        User: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description a disabled user's tokens answer 401; their runs are left to finish */
+            disabled: boolean;
+            id: string;
+            name: string;
+            role: components["schemas"]["UserRole"];
+        };
+        UserList: {
+            /** @description oldest first */
+            users: components["schemas"]["User"][];
         };
         /** @enum {string} */
         UserRole: "admin" | "user";
@@ -2095,6 +2158,44 @@ export interface operations {
             };
         };
     };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the users, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserList"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     createUser: {
         parameters: {
             query?: never;
@@ -2164,6 +2265,146 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the user's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateUserRequest"];
+            };
+        };
+        responses: {
+            /** @description the user as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `last_admin`: the change would leave no enabled admin */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateUserToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the user's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the new token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedToken"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such user, or (for a non-admin) someone else */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24,6 +24,7 @@ export const ERROR_HTTP_STATUS = {
   headers_too_large: 431,
   // The state it met.
   user_exists: 409,
+  last_admin: 409,
   run_in_progress: 409,
   run_finished: 409,
   run_state_conflict: 409,

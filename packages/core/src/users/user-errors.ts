@@ -12,3 +12,10 @@ export class UserExistsError extends ConflictError {
     super("user_exists", `a user named "${name}" already exists; choose another name`, { name });
   }
 }
+
+/** A change that would leave the deployment without an enabled admin (so no one could manage users again). */
+export class LastAdminError extends ConflictError {
+  constructor(userId: string) {
+    super("last_admin", "this is the last enabled admin: make another user an admin first, then change this one", { user_id: userId });
+  }
+}

@@ -4,12 +4,12 @@ import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-
 
 const USER_BY_TOKEN_SQL = preparedSql(
   "user_by_token",
-  "SELECT u.id, u.name, u.role::text AS role FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = $1",
+  "SELECT u.id, u.name, u.role::text AS role FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = $1 AND NOT u.disabled",
 );
 
 const userRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES) });
 
-/** The user an API token's hash belongs to; no row: an unknown token. Every request asks this: prepared. */
+/** The enabled user an API token's hash belongs to; no row: an unknown token or a disabled user. Every request asks this: prepared. */
 export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string): Promise<z.output<typeof userRow> | undefined> {
   const [row] = await queryParsed(runner, USER_BY_TOKEN_SQL, [tokenHash], userRow);
   return row;
@@ -49,4 +49,50 @@ const tokenOwnerRow = z.object({ user_id: z.string() });
 export async function selectTokenOwner(runner: SqlRunner, tokenHash: string): Promise<string | undefined> {
   const [row] = await queryParsed(runner, "SELECT user_id FROM api_tokens WHERE token_hash = $1", [tokenHash], tokenOwnerRow);
   return row?.user_id;
+}
+
+// User management (users/list-users.ts, update-user.ts, rotate-user-token.ts): plain SQL like the bootstrap above.
+
+const userRecordRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), created_at: z.date() });
+
+export type UserRecordRow = z.output<typeof userRecordRow>;
+
+const USER_RECORD_COLUMNS = "id, name, role::text AS role, disabled, created_at";
+
+/** Every user, oldest first (a deployment has tens of users, not thousands: no paging). */
+export async function selectUsers(runner: SqlRunner): Promise<UserRecordRow[]> {
+  return queryParsed(runner, `SELECT ${USER_RECORD_COLUMNS} FROM users ORDER BY created_at, id`, [], userRecordRow);
+}
+
+/** One user, locked for the rest of the transaction when `forUpdate`. */
+export async function selectUserRecord(runner: SqlRunner, userId: string, options: { forUpdate?: boolean } = {}): Promise<UserRecordRow | undefined> {
+  const lock = options.forUpdate ? " FOR UPDATE" : "";
+  const [row] = await queryParsed(runner, `SELECT ${USER_RECORD_COLUMNS} FROM users WHERE id = $1${lock}`, [userId], userRecordRow);
+  return row;
+}
+
+const idRow = z.object({ id: z.string() });
+
+/**
+ * The ids of the enabled admins, their rows locked: two transactions that each demote or disable
+ * a different admin serialize here, so the second one sees the first one's change.
+ */
+export async function lockEnabledAdmins(runner: SqlRunner): Promise<string[]> {
+  const rows = await queryParsed(runner, "SELECT id FROM users WHERE role = 'admin' AND NOT disabled ORDER BY id FOR UPDATE", [], idRow);
+  return rows.map((row) => row.id);
+}
+
+export async function updateUserAccess(runner: SqlRunner, input: { userId: string; role: UserRole; disabled: boolean }): Promise<UserRecordRow | undefined> {
+  const [row] = await queryParsed(
+    runner,
+    `UPDATE users SET role = $2::"UserRole", disabled = $3 WHERE id = $1 RETURNING ${USER_RECORD_COLUMNS}`,
+    [input.userId, input.role, input.disabled],
+    userRecordRow,
+  );
+  return row;
+}
+
+/** Forgets every token of the user (a rotation replaces them with one new token). */
+export async function deleteUserTokens(runner: SqlRunner, userId: string): Promise<number> {
+  return queryRowCount(runner, "DELETE FROM api_tokens WHERE user_id = $1", [userId]);
 }
