@@ -35,6 +35,10 @@ export const queryKeys = {
   },
   tools: (query: ToolQuery) => ["tools", query] as const,
   settings: ["settings"] as const,
+  users: {
+    all: ["users"] as const,
+    list: () => ["users", "list"] as const,
+  },
   /** The API's OpenAPI document (the settings' ranges come from it). */
   openapi: ["openapi"] as const,
   jobs: {

@@ -31,6 +31,9 @@ export type Tree = Schemas["WorkspaceTree"];
 export type WorkspaceFile = Schemas["WorkspaceFile"];
 export type Tool = Schemas["Tool"];
 export type CreatedUser = Schemas["CreatedUser"];
+/** A user as admins see it (GET /api/users); the per-user limits are not in the API yet. */
+export type User = Schemas["User"];
+export type UserChanges = Schemas["UpdateUserRequest"];
 export type Job = Schemas["Job"];
 export type JobStatus = Schemas["JobStatus"];
 export type JobOutput = Schemas["JobOutput"];

@@ -9,6 +9,7 @@ import { Loading } from "../../components/Loading/Loading.tsx";
 import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { SettingsForm } from "../../components/SettingsForm/SettingsForm.tsx";
+import { UserList } from "../../components/UserList/UserList.tsx";
 import styles from "./AdminPage.module.css";
 
 export function AdminPage() {
@@ -30,7 +31,10 @@ export function AdminPage() {
       <PageHeader title="Admin" description="Settings apply to every run of this deployment; values outside a setting's range are brought into it." />
       <div className={styles.sections}>
         <Panel title="Users">
-          <CreateUserForm />
+          <div className={styles.users}>
+            <UserList />
+            <CreateUserForm />
+          </div>
         </Panel>
         <Panel title="Settings">
           {settings.isPending && <Loading label="Loading settings…" />}

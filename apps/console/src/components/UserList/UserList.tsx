@@ -1,0 +1,117 @@
+import { useState } from "react";
+import { errorMessage } from "../../api/api-error.ts";
+import type { Role, User } from "../../api/types.ts";
+import { useMe } from "../../api/use-me.ts";
+import { useRotateUserToken, useUpdateUser, useUsers } from "../../api/use-users.ts";
+import { formatDateTime } from "../../lib/format.ts";
+import { Alert } from "../Alert/Alert.tsx";
+import { Badge } from "../Badge/Badge.tsx";
+import { Button } from "../Button/Button.tsx";
+import { SelectField } from "../Form/SelectField.tsx";
+import { Loading } from "../Loading/Loading.tsx";
+import { NewTokenNotice } from "../NewTokenNotice/NewTokenNotice.tsx";
+import styles from "./UserList.module.css";
+
+const ROLE_OPTIONS = [
+  { value: "user", label: "User" },
+  { value: "admin", label: "Admin" },
+];
+
+/**
+ * Every user with their role (changeable), whether they are disabled, and a new token on demand.
+ * A new token replaces the user's current one at once, so it asks once more before doing it.
+ */
+export function UserList() {
+  const users = useUsers();
+  const me = useMe();
+  const update = useUpdateUser();
+  const rotate = useRotateUserToken();
+  const [confirmingTokenFor, setConfirmingTokenFor] = useState<string | null>(null);
+
+  if (users.isPending) return <Loading label="Loading users…" />;
+  if (users.isError) return <Alert>{errorMessage(users.error)}</Alert>;
+
+  const busy = (user: User, what: "role" | "disabled") => update.isPending && update.variables.userId === user.id && what in update.variables.changes;
+
+  return (
+    <div className={styles.wrapper}>
+      {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
+      {rotate.isError && <Alert>{errorMessage(rotate.error)}</Alert>}
+      {rotate.isSuccess && <NewTokenNotice name={rotate.variables.name} token={rotate.data} onDone={() => rotate.reset()} />}
+      <div className={styles.scroller}>
+        <table className={styles.table}>
+          <caption className="visually-hidden">Users</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.map((user) => (
+              <tr key={user.id} data-user={user.name} className={user.disabled ? styles.disabledRow : undefined}>
+                <th scope="row" className={styles.name}>
+                  {user.name}
+                  {user.id === me.data?.id && <span className={styles.you}> (you)</span>}
+                </th>
+                <td>
+                  <SelectField
+                    label={`Role of ${user.name}`}
+                    hideLabel
+                    options={ROLE_OPTIONS}
+                    value={user.role}
+                    disabled={busy(user, "role")}
+                    onChange={(event) => update.mutate({ userId: user.id, changes: { role: event.target.value as Role } })}
+                    fieldClassName={styles.role}
+                  />
+                </td>
+                <td>{user.disabled ? <Badge tone="danger">disabled</Badge> : <Badge tone="success">enabled</Badge>}</td>
+                <td className={styles.muted}>{formatDateTime(user.created_at)}</td>
+                <td>
+                  <span className={styles.actions}>
+                    {confirmingTokenFor === user.id ? (
+                      <>
+                        <Button
+                          size="small"
+                          variant="danger"
+                          busy={rotate.isPending}
+                          aria-label={`Replace ${user.name}'s token`}
+                          onClick={() => rotate.mutate({ userId: user.id, name: user.name }, { onSettled: () => setConfirmingTokenFor(null) })}
+                        >
+                          Replace token
+                        </Button>
+                        <Button size="small" variant="ghost" onClick={() => setConfirmingTokenFor(null)}>
+                          Keep
+                        </Button>
+                      </>
+                    ) : (
+                      <>
+                        <Button
+                          size="small"
+                          variant={user.disabled ? "secondary" : "danger"}
+                          busy={busy(user, "disabled")}
+                          aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
+                          onClick={() => update.mutate({ userId: user.id, changes: { disabled: !user.disabled } })}
+                        >
+                          {user.disabled ? "Enable" : "Disable"}
+                        </Button>
+                        <Button size="small" aria-label={`New token for ${user.name}`} onClick={() => setConfirmingTokenFor(user.id)}>
+                          New token
+                        </Button>
+                      </>
+                    )}
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
