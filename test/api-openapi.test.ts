@@ -104,6 +104,16 @@ describe("the OpenAPI document (GET /api/openapi.json)", () => {
     const user = await stack.createUser("openapi-user");
     expectDocumented("get", "/api/me", await stack.request("GET", "/api/me", { token: user.token }));
     expectDocumented("post", "/api/users", await stack.request("POST", "/api/users", { body: { name: "openapi-other" } }));
+    const userAnswers = [
+      ["get", "/api/users", await stack.request("GET", "/api/users")],
+      ["patch", "/api/users/:id", await stack.request("PATCH", `/api/users/${user.id}`, { body: { disabled: true } })],
+      ["patch", "/api/users/:id", await stack.request("PATCH", `/api/users/${user.id}`, { body: { disabled: false, role: "user" } })],
+      ["post", "/api/users/:id/token", await stack.request("POST", `/api/users/${user.id}/token`)],
+    ] as const;
+    for (const [method, pattern, answer] of userAnswers) {
+      expect(answer.status, `${method} ${pattern}`).toBeLessThan(300);
+      expectDocumented(method, pattern, answer);
+    }
     expectDocumented("get", "/api/settings", await stack.request("GET", "/api/settings"));
     expectDocumented("patch", "/api/settings", await stack.request("PATCH", "/api/settings", { body: { agent_max_rounds: 20 } }));
     expectDocumented("get", "/api/tools", await stack.request("GET", "/api/tools?use_web=true"));

@@ -59,6 +59,19 @@ function upgradeStatus(token: string): Promise<number> {
   });
 }
 
+/** An open /api/ws connection: the messages it got, and the close code once it closed. */
+async function openSocket(token: string) {
+  const socket = new WebSocket(`${api.url.replace("http", "ws")}/api/ws?token=${encodeURIComponent(token)}`);
+  const messages: { type: string; code?: string }[] = [];
+  socket.on("message", (data) => messages.push(JSON.parse(data.toString())));
+  const closed = new Promise<number>((resolve) => socket.once("close", (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    socket.once("open", () => resolve());
+    socket.once("error", reject);
+  });
+  return { socket, messages, closed };
+}
+
 describe("GET /api/users", () => {
   it("lists every user, oldest first, with role, disabled and created_at and no token", async () => {
     const erin = await createUser("erin");
@@ -195,6 +208,27 @@ describe("PATCH /api/users/:id", () => {
     const response = await patchUser("usr_does-not-exist", { disabled: true });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("not_found");
+  });
+});
+
+describe("a WebSocket opened before the token stopped working", () => {
+  it("is closed (4401) at its next subscribe once the user is disabled or the token replaced", async () => {
+    const rupert = await createUser("rupert");
+    const before = await openSocket(rupert.token);
+    // While the token works, a subscribe to an unknown run is just not_found.
+    before.socket.send(JSON.stringify({ type: "subscribe", run_id: "run_missing" }));
+    await expect.poll(() => before.messages.map((message) => message.code)).toContain("not_found");
+
+    await patchUser(rupert.id, { disabled: true });
+    before.socket.send(JSON.stringify({ type: "subscribe", run_id: "run_missing" }));
+    expect(await before.closed).toBe(4401);
+    expect(before.messages.at(-1)).toMatchObject({ type: "error", code: "unauthorized" });
+
+    await patchUser(rupert.id, { disabled: false });
+    const beforeRotation = await openSocket(rupert.token);
+    await rotateToken(rupert.id);
+    beforeRotation.socket.send(JSON.stringify({ type: "subscribe", run_id: "run_missing" }));
+    expect(await beforeRotation.closed).toBe(4401);
   });
 });
 

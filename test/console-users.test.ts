@@ -88,3 +88,22 @@ describe("the Admin page's users", () => {
     expect(await meStatus(stack.api.adminToken)).toBe(200);
   });
 });
+
+describe("one's own token", () => {
+  it("an admin who replaces their own token stays signed in with the new one", async () => {
+    const uma = await stack.request("POST", "/api/users", { body: { name: "uma", role: "admin" } });
+    expect(uma.status).toBe(201);
+    const page = await openAdmin(uma.body.token);
+    await userRow(page, "uma").getByRole("button", { name: "New token for uma" }).click();
+    await userRow(page, "uma").getByRole("button", { name: "Replace uma's token" }).click();
+    const notice = page.getByRole("region", { name: "New token for uma" });
+    const token = (await notice.locator("code").textContent()) ?? "";
+    expect(await meStatus(uma.body.token)).toBe(401);
+    expect(await meStatus(token)).toBe(200);
+    // Still signed in: the page goes on working with the new token.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Workspaces" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Admin" }).click();
+    await userRow(page, "uma").getByText("(you)").waitFor();
+    expect(await page.getByLabel("API token").count()).toBe(0);
+  });
+});

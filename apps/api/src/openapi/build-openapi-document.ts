@@ -27,7 +27,9 @@ Client → server:
 Server → client:
 - \`{"type": "event", "run_id", "event": Event}\` for every durable event (no gaps, no repeats; see the \`Event\` schema)
 - \`{"type": "delta", "run_id", "text"}\`: model text as it streams (live only, never replayed)
-- \`{"type": "error", "code", "run_id"?, "message"?}\`: \`not_found\` (a run the caller may not see), \`invalid_request\`, \`unavailable\`
+- \`{"type": "error", "code", "run_id"?, "message"?}\`: \`not_found\` (a run the caller may not see), \`invalid_request\`, \`unavailable\`,
+  \`unauthorized\` (the token stopped working since the upgrade: its user was disabled or it was replaced; checked at each
+  subscribe and every 30 s), after which the server closes the socket with code 4401
 
 On a reconnect, subscribe again with \`after\` = the last seq seen: every event arrives exactly once.`;
 

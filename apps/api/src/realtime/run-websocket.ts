@@ -28,15 +28,23 @@ export const RUN_WEBSOCKET_PATH = "/api/ws";
 const PING_INTERVAL_MS = 30_000;
 /** A client with this much unsent data gets no more deltas (they are live-only anyway). Default 1 MiB. */
 const DELTA_BACKPRESSURE_BYTES = 1024 * 1024;
+/**
+ * The close code of a socket whose token stopped working after the upgrade (its user was disabled,
+ * or the token replaced): 4000-4999 are the application's, and 4401 reads as HTTP's 401.
+ */
+export const TOKEN_REVOKED_CLOSE_CODE = 4401;
 
 /**
  * GET /api/ws (API.md, "WebSocket"): subscribe to runs, get their durable events replayed then live
  * (no gaps, no repeats) and live text deltas. The token comes as a bearer header or `?token=`; a bad
- * one refuses the upgrade with 401.
+ * one refuses the upgrade with 401. An open socket's token is checked again on every subscribe and
+ * every ping (30 s): once it no longer works, the socket is closed with TOKEN_REVOKED_CLOSE_CODE.
+ * Checking here rather than being told keeps it right across API instances without a broadcast.
  */
 export function attachRunWebSocket(server: Server, dependencies: ApiDependencies): { close(): void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const alive = new WeakMap<WebSocket, boolean>();
+  const tokens = new WeakMap<WebSocket, string | undefined>();
 
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = new URL(request.url ?? "/", "http://localhost").pathname;
@@ -44,8 +52,13 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
       refuse(socket, 404, "Not Found");
       return;
     }
-    authenticateToken(dependencies.prisma, requestToken(request, true)).then(
-      (user) => wss.handleUpgrade(request, socket, head, (ws) => serveConnection(ws, user, dependencies, alive)),
+    const token = requestToken(request, true);
+    authenticateToken(dependencies.prisma, token).then(
+      (user) =>
+        wss.handleUpgrade(request, socket, head, (ws) => {
+          tokens.set(ws, token);
+          serveConnection(ws, { user, token }, dependencies, alive);
+        }),
       async (error: unknown) => {
         if (error instanceof UnauthorizedError) {
           refuse(socket, 401, "Unauthorized");
@@ -66,6 +79,10 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
       }
       alive.set(ws, false);
       ws.ping();
+      authenticateToken(dependencies.prisma, tokens.get(ws)).catch((error: unknown) => {
+        // An outage is not a revoked token: the socket stays open.
+        if (error instanceof UnauthorizedError) closeRevoked(ws);
+      });
     }
   }, PING_INTERVAL_MS);
 
@@ -88,7 +105,18 @@ function refuse(socket: Duplex, status: number, reason: string, message = reason
   );
 }
 
-function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
+function closeRevoked(ws: WebSocket): void {
+  if (ws.readyState !== ws.OPEN) return;
+  ws.send(JSON.stringify({ type: "error", code: "unauthorized", message: "the token no longer works (its user was disabled, or it was replaced)" }));
+  ws.close(TOKEN_REVOKED_CLOSE_CODE, "token revoked");
+}
+
+function serveConnection(
+  ws: WebSocket,
+  { user, token }: { user: AuthenticatedUser; token: string | undefined },
+  dependencies: ApiDependencies,
+  alive: WeakMap<WebSocket, boolean>,
+): void {
   const followers = new Map<string, { stop(): void }>();
   /**
    * The subscription of each run that is current. Subscribing takes a few awaits, so a newer
@@ -137,8 +165,13 @@ function serveConnection(ws: WebSocket, user: AuthenticatedUser, dependencies: A
   const subscribe = async (runId: string, after: number, subscription: symbol) => {
     const isCurrent = () => current.get(runId) === subscription && ws.readyState === ws.OPEN;
     try {
+      await authenticateToken(dependencies.prisma, token);
       await requireOwnRun(dependencies.prisma, user.id, runId);
     } catch (error) {
+      if (error instanceof UnauthorizedError) {
+        closeRevoked(ws);
+        return;
+      }
       // Someone else's run is answered like a missing one (invariant 7); anything else is an outage.
       const code = error instanceof NotFoundError ? "not_found" : "unavailable";
       if (isCurrent()) send({ type: "error", code, run_id: runId });
