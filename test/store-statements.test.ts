@@ -155,10 +155,15 @@ describe("the store's SQL statements", () => {
   describe("run-lease-statements", () => {
     it("takeRunLease takes a queued run once, bumping its lease version, and refuses while the lease is live", async () => {
       const runId = await queuedRun(await newChat());
-      expect(await takeRunLease(pool, { runId, owner: "worker-a", leaseSeconds: 60 })).toEqual({
+      expect(await takeRunLease(pool, { runId, owner: "worker-a", leaseSeconds: 60 })).toMatchObject({
         lease_version: 1,
         previous_status: "queued",
         previous_started: null,
+        // The context is read in the same statement, as of the take.
+        id: runId,
+        status: "running",
+        role: "user",
+        open_calls: [],
       });
       expect(await takeRunLease(pool, { runId, owner: "worker-b", leaseSeconds: 60 })).toBeUndefined();
     });

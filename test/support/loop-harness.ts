@@ -113,7 +113,12 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
     async execute(runId, executeOptions = {}) {
       const acquired = await acquireRun(prisma, { runId, owner: "loop-harness", leaseMs: 60_000 });
       if (acquired.kind !== "acquired") throw new Error(`the run could not be taken: ${acquired.kind}`);
-      return executeRun(dependencies, { lease: acquired.lease, signal: executeOptions.signal ?? new AbortController().signal, shouldHandBack: () => false });
+      return executeRun(dependencies, {
+        lease: acquired.lease,
+        context: acquired.context,
+        signal: executeOptions.signal ?? new AbortController().signal,
+        shouldHandBack: () => false,
+      });
     },
     async events(runId) {
       const { events } = await readRunEvents(prisma, runId, 0, 100_000);

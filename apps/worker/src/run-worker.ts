@@ -169,7 +169,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
     try {
-      const outcome = await executeRun(dependencies, { lease, signal: controller.signal, shouldHandBack: () => shuttingDown });
+      const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
       if (outcome.kind === "handed_back") {
         // Back to the queue without counting a failed attempt: another worker continues at once.

@@ -5,7 +5,7 @@ import { mergeTaintSources, type TaintSource, unrecordedTaintSource } from "../p
 import { settingsFromRows, type AgentSettings } from "../settings/agent-settings.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import type { RunRequest } from "../store/statements/run-create-statements.ts";
-import { selectRunContext } from "../store/statements/run-context-statements.ts";
+import { type RunContextRow, selectRunContext } from "../store/statements/run-context-statements.ts";
 import type { WorkspaceRef } from "../tools/tool-definition.ts";
 import type { StoredToolCall } from "./chat-messages.ts";
 import { parseLoopState, type LoopState } from "./loop-state.ts";
@@ -61,11 +61,16 @@ interface StoredMessage {
   toolCallId: string | null;
 }
 
-/** Everything the loop needs about a run, read once when a worker takes it. */
+/** Everything the loop needs about a run, read on its own (a worker reads it when it takes the lease: run-lease.ts). */
 export async function loadRunContext(prisma: PrismaClient, runId: string): Promise<RunContext> {
   // One statement (store/statements/run-context-statements.ts): every execution starts here.
   const row = await selectRunContext(sqlPoolOf(prisma), runId);
   if (!row) throw new Error(`run ${runId} does not exist`);
+  return runContextOf(row);
+}
+
+/** The context of the row the run's context statement read (taking the lease reads it too: run-lease.ts). */
+export function runContextOf(row: RunContextRow): RunContext {
   return {
     run: {
       id: row.id,

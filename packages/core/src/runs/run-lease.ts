@@ -1,5 +1,6 @@
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
+import { type RunContext, runContextOf } from "./load-run-context.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
 /** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
@@ -13,7 +14,8 @@ export interface RunLease {
 }
 
 export type AcquireOutcome =
-  | { kind: "acquired"; lease: RunLease }
+  /** `context`: the run as the statement that took it read it (executeRun needs no read of its own). */
+  | { kind: "acquired"; lease: RunLease; context: RunContext }
   /** Another worker holds a live lease: try again once it may have expired. */
   | { kind: "lease_held"; retryAt: Date }
   /** An earlier run of the same chat is still active: the run is started when that one ends. */
@@ -26,7 +28,7 @@ export type AcquireOutcome =
  * the run before can no longer write (its version is stale), and that refuses while a live lease is
  * held or an earlier run of the chat is still active (NOTHING_AHEAD_IN_CHAT). The statements
  * (store/statements/run-lease-statements.ts) run on the client's pg pool (store/sql-pool.ts): every
- * execution starts with one.
+ * execution starts with one, which also reads the run's context.
  */
 export async function acquireRun(prisma: PrismaClient, input: { runId: string; owner: string; leaseMs: number }): Promise<AcquireOutcome> {
   const pool = sqlPoolOf(prisma);
@@ -34,6 +36,7 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
   if (row) {
     return {
       kind: "acquired",
+      context: runContextOf(row),
       lease: {
         runId: input.runId,
         leaseVersion: row.lease_version,

@@ -17,7 +17,7 @@ export type { ExecuteRunInput };
  * rounds until the model answers without calls.
  */
 export async function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunInput): Promise<RunOutcome> {
-  const context = await loadRunContext(dependencies.prisma, input.lease.runId);
+  const context = input.context ?? (await loadRunContext(dependencies.prisma, input.lease.runId));
   const execution = new RunExecution(dependencies, input, context);
   try {
     stageStart(execution);

@@ -20,6 +20,8 @@ import type { RunOutcome } from "../run-outcome.ts";
 
 export interface ExecuteRunInput {
   lease: RunLease;
+  /** The run as taking the lease read it (`acquireRun`); read again when absent. */
+  context?: RunContext;
   /** Aborted on cancel, on lease loss, or at the hard deadline of a shutdown (see RunAbort). */
   signal: AbortSignal;
   /** True once the worker is shutting down: stop at the next committed point and hand the run back. */

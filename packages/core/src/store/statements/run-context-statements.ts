@@ -7,13 +7,11 @@ import { storedApprovalColumns } from "./approval-statements.ts";
 
 /**
  * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,
- * the chat's other tainted runs with their taint sources, and the open tool calls with their approvals: one
- * statement, because every execution (and so every resume after an approval) starts here.
+ * the chat's other tainted runs with their taint sources, and the open tool calls with their approvals,
+ * of the run aliased `r`: one statement, because every execution (and so every resume after an
+ * approval) starts here. Taking the lease reads them in the same statement (run-lease-statements.ts).
  */
-const LOAD_SQL = preparedSql(
-  "run_context",
-  `
-SELECT r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
+export const RUN_CONTEXT_COLUMNS = `r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
   r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.tainted_by, r.cancel_requested, r.loop_state,
   u.role::text AS role, w.id AS workspace_id, w.root_path AS workspace_root,
   (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
@@ -36,18 +34,19 @@ SELECT r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r
         'expiresAt', a.expires_at, 'seal', a.seal, 'status', a.status, 'editedArguments', a.edited_arguments) END
     ) ORDER BY tc.round, tc.position), '[]'::json)
     FROM tool_calls AS tc LEFT JOIN approvals AS a ON a.tool_call_row_id = tc.id
-    WHERE tc.run_id = r.id AND tc.status <> 'completed') AS open_calls
-FROM runs AS r
-JOIN users AS u ON u.id = r.user_id
+    WHERE tc.run_id = r.id AND tc.status <> 'completed') AS open_calls`;
+
+/** What RUN_CONTEXT_COLUMNS reads beside the run aliased `r`. */
+export const RUN_CONTEXT_JOINS = `JOIN users AS u ON u.id = r.user_id
 JOIN chats AS c ON c.id = r.chat_id
-LEFT JOIN workspaces AS w ON w.id = c.workspace_id
-WHERE r.id = $1`,
-);
+LEFT JOIN workspaces AS w ON w.id = c.workspace_id`;
+
+const LOAD_SQL = preparedSql("run_context", `SELECT ${RUN_CONTEXT_COLUMNS}\nFROM runs AS r\n${RUN_CONTEXT_JOINS}\nWHERE r.id = $1`);
 
 /** An approval built as JSON in the statement: `expiresAt` is Postgres's JSON text of the timestamp. */
 const openCallApprovalJson = z.object({ ...storedApprovalColumns, expiresAt: z.string() });
 
-const runContextRow = z.object({
+export const runContextRow = z.object({
   id: z.string(),
   chat_id: z.string(),
   user_id: z.string(),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS, runContextRow } from "./run-context-statements.ts";
 
 // A worker's lease on a run (runs/run-lease.ts): taking it, renewing it, giving it back, and the
 // chat's next run to hand on.
@@ -21,30 +22,38 @@ export function nothingAheadInChat(run: string, besides?: string): string {
 
 export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 
+// The run's context is read in the statement that takes it: the step a resumed run waits on most is
+// a round trip, so taking and loading are one. The context's subqueries see the tables as they were
+// before the UPDATE, which changes none of what they read; the run's own columns come from the taken row.
 const TAKE_LEASE_SQL = preparedSql(
   "run_acquire",
   `
-WITH previous AS (SELECT id, status, started_at FROM runs WHERE id = $1 FOR UPDATE)
-UPDATE runs AS r SET
-  lease_version = r.lease_version + 1,
-  lease_owner = $2,
-  lease_expires_at = now() + make_interval(secs => $3),
-  status = 'running',
-  started_at = coalesce(r.started_at, now()),
-  updated_at = now()
-FROM previous
-WHERE r.id = previous.id
-  AND r.status IN ('queued', 'running')
-  AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
-  AND ${NOTHING_AHEAD_IN_CHAT}
-RETURNING r.lease_version, previous.status::text AS previous_status, previous.started_at AS previous_started`,
+WITH previous AS (SELECT id, status, started_at FROM runs WHERE id = $1 FOR UPDATE),
+taken AS (
+  UPDATE runs AS r SET
+    lease_version = r.lease_version + 1,
+    lease_owner = $2,
+    lease_expires_at = now() + make_interval(secs => $3),
+    status = 'running',
+    started_at = coalesce(r.started_at, now()),
+    updated_at = now()
+  FROM previous
+  WHERE r.id = previous.id
+    AND r.status IN ('queued', 'running')
+    AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
+    AND ${NOTHING_AHEAD_IN_CHAT}
+  RETURNING r.*, previous.status::text AS previous_status, previous.started_at AS previous_started)
+SELECT r.lease_version, r.previous_status, r.previous_started, ${RUN_CONTEXT_COLUMNS}
+FROM taken AS r
+${RUN_CONTEXT_JOINS}`,
 );
 
-const takenLeaseRow = z.object({ lease_version: z.number(), previous_status: z.enum(RunStatus), previous_started: z.date().nullable() });
+const takenLeaseRow = runContextRow.extend({ lease_version: z.number(), previous_status: z.enum(RunStatus), previous_started: z.date().nullable() });
 
 /**
- * Takes the run for `owner` (status `running`, the lease version bumped) unless it is not queued or
- * running, a live lease is held, or an earlier run of its chat is active: then no row.
+ * Takes the run for `owner` (status `running`, the lease version bumped) and reads its context
+ * (run-context-statements.ts) in the same statement, unless it is not queued or running, a live
+ * lease is held, or an earlier run of its chat is active: then no row.
  */
 export async function takeRunLease(
   runner: SqlRunner,
