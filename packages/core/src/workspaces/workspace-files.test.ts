@@ -113,4 +113,23 @@ describe("writeWorkspaceFile and readWorkspaceFile", () => {
     await writeFile(path.join(root, "blob.bin"), bytes);
     expect(await workspaceFileRevision(root, "blob.bin")).toBe(fileRevision(bytes));
   });
+
+  it("workspaceFileRevision answers a plain path as resolving it would, links, missing directories and escapes included", async () => {
+    await mkdir(path.join(root, "sub"));
+    await writeFile(path.join(root, "sub", "real.txt"), "inside");
+    await writeFile(path.join(base, "secret.txt"), "outside");
+    await symlink("real.txt", path.join(root, "sub", "alias.txt"));
+    await symlink("sub", path.join(root, "linked"));
+    await symlink("gone.txt", path.join(root, "dangling.txt"));
+    await symlink(path.join(base, "secret.txt"), path.join(root, "out.txt"));
+    expect(await workspaceFileRevision(root, "sub/real.txt")).toBe(fileRevision("inside"));
+    // A link on the way is followed (inside the workspace), never refused for being a link.
+    expect(await workspaceFileRevision(root, "sub/alias.txt")).toBe(fileRevision("inside"));
+    expect(await workspaceFileRevision(root, "linked/real.txt")).toBe(fileRevision("inside"));
+    expect(await workspaceFileRevision(root, "dangling.txt")).toBeNull();
+    expect(await workspaceFileRevision(root, "nowhere/missing.txt")).toBeNull();
+    await expect(workspaceFileRevision(root, "out.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(workspaceFileRevision(root, "sub")).rejects.toMatchObject({ code: "not_a_file" });
+    await expect(workspaceFileRevision(path.join(base, "no-root"), "a.txt")).rejects.toMatchObject({ code: "workspace_root_missing" });
+  });
 });

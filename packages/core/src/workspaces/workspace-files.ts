@@ -5,7 +5,7 @@ import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
 import { createWorkspaceDirectories } from "./create-workspace-directories.ts";
-import { openFileBeneath, pathBeneath } from "./open-beneath.ts";
+import { openDirectoryBeneath, openFileBeneath, pathBeneath } from "./open-beneath.ts";
 import { errnoCode, resolveWorkspacePath } from "./resolve-workspace-path.ts";
 import { BinaryFileError, FileNotFoundError, FileTooLargeError, InvalidPathError, NotAFileError, RevisionMismatchError } from "./workspace-file-errors.ts";
 
@@ -27,6 +27,15 @@ export interface WriteWorkspaceFileOptions extends WorkspaceFileLimits {
    * against a concurrent writer (nothing here locks the file).
    */
   expectedRevision?: string | null;
+  /**
+   * Called with the file's real workspace-relative path and its current revision (null: it does not
+   * exist yet) once the write has opened its directory (missing directories are created first) and
+   * before anything is written; what it throws aborts the write. The write then goes ahead only over
+   * that revision, as `expectedRevision` would (which it replaces). For a caller whose rule depends on
+   * the file as it is now (write_file's read-before-write rule): one look at the file, not two.
+   * Default: none.
+   */
+  beforeWrite?: (file: { path: string; currentRevision: string | null }) => Promise<void>;
 }
 
 export interface WorkspaceFile {
@@ -72,25 +81,78 @@ const REVISION_READ_BYTES = 256 * 1024;
  * file (text or not, any size): approvals bind to it.
  */
 export async function workspaceFileRevision(rootPath: string, requestedPath: string): Promise<string | null> {
+  // Approvals and the file tools name plain paths (`notes/b.txt`): opened beneath the root with no
+  // link followed, such a path is the real path, so resolving it (five or more calls) tells nothing
+  // more. This check runs on a decision and again where the call executes, on the path a resume waits on.
+  if (isPlainRelativePath(requestedPath)) {
+    const revision = await plainPathRevision(rootPath, requestedPath);
+    if (revision !== undefined) return revision;
+  }
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new NotAFileError(resolved.relativePath);
   const handle = await openForReading(resolved.rootPath, resolved.relativePath, requestedPath);
   if (handle === undefined) return null;
   try {
-    if (!(await handle.stat()).isFile()) throw new NotAFileError(resolved.relativePath);
-    // Plain reads into one buffer: a read stream costs more than the hashing for the small files
-    // approvals usually bind (this runs on the decision and again where the call executes).
-    const hash = createHash("sha256");
-    const buffer = Buffer.allocUnsafe(REVISION_READ_BYTES);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-    return hash.digest("hex").slice(0, 16);
+    const revision = await openFileRevision(handle);
+    if (revision === undefined) throw new NotAFileError(resolved.relativePath);
+    return revision;
   } finally {
     await handle.close();
   }
+}
+
+/** Relative, `/`-separated, no empty, `.` or `..` segment, nothing percent-encoded, no backslash or NUL. */
+function isPlainRelativePath(requestedPath: string): boolean {
+  return (
+    requestedPath.length <= 4096 &&
+    /^[^/\\%\0]+(?:\/[^/\\%\0]+)*$/.test(requestedPath) &&
+    requestedPath.split("/").every((segment) => segment !== "." && segment !== "..")
+  );
+}
+
+/**
+ * The revision of the file at a plain relative path, opened component by component beneath the root
+ * with no link followed (open-beneath.ts); null when its directory exists and the name does not.
+ * Undefined when this cannot tell (a link on the way, a missing directory or root, not a regular
+ * file): the caller resolves the path, which decides those cases.
+ */
+async function plainPathRevision(rootPath: string, relativePath: string): Promise<string | null | undefined> {
+  const segments = relativePath.split("/");
+  const name = segments.pop() ?? "";
+  let directory: FileHandle;
+  try {
+    directory = await openDirectoryBeneath(rootPath, segments.join("/"), relativePath);
+  } catch {
+    return undefined;
+  }
+  let handle: FileHandle;
+  try {
+    handle = await open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+  } catch (error) {
+    return errnoCode(error) === "ENOENT" ? null : undefined;
+  } finally {
+    await directory.close();
+  }
+  try {
+    return await openFileRevision(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The revision of an open file's content, or undefined when it is not a regular file. */
+async function openFileRevision(handle: FileHandle): Promise<string | undefined> {
+  if (!(await handle.stat()).isFile()) return undefined;
+  // Plain reads into one buffer: a read stream costs more than the hashing for the small files
+  // approvals usually bind (this runs on the decision and again where the call executes).
+  const hash = createHash("sha256");
+  const buffer = Buffer.allocUnsafe(REVISION_READ_BYTES);
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+  }
+  return hash.digest("hex").slice(0, 16);
 }
 
 /**
@@ -122,8 +184,10 @@ export async function writeWorkspaceFile(
   try {
     const existing = await readExisting(pathBeneath(directory, name), relativePath, requestedPath);
     const currentRevision = existing === undefined ? null : fileRevision(existing.bytes);
-    if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
-      throw new RevisionMismatchError(relativePath, options.expectedRevision, currentRevision);
+    if (options.beforeWrite) await options.beforeWrite({ path: relativePath, currentRevision });
+    const expectedRevision = options.beforeWrite ? currentRevision : options.expectedRevision;
+    if (expectedRevision !== undefined && expectedRevision !== currentRevision) {
+      throw new RevisionMismatchError(relativePath, expectedRevision, currentRevision);
     }
     // O_EXCL + O_NOFOLLOW: never write through a link that appeared in the meantime.
     const handle = await open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
@@ -135,7 +199,7 @@ export async function writeWorkspaceFile(
       } finally {
         await handle.close();
       }
-      created = await moveIntoPlace(temporaryPath, pathBeneath(directory, name), existing === undefined, options, relativePath);
+      created = await moveIntoPlace(temporaryPath, pathBeneath(directory, name), existing === undefined, expectedRevision, relativePath);
     } finally {
       await unlink(temporaryPath).catch(() => undefined);
     }
@@ -154,7 +218,7 @@ async function moveIntoPlace(
   temporaryPath: string,
   targetPath: string,
   expectNew: boolean,
-  options: WriteWorkspaceFileOptions,
+  expectedRevision: string | null | undefined,
   relativePath: string,
 ): Promise<boolean> {
   let created = false;
@@ -165,7 +229,7 @@ async function moveIntoPlace(
     } catch (error) {
       const code = errnoCode(error);
       if (code === "EEXIST") {
-        if (options.expectedRevision !== undefined) throw new RevisionMismatchError(relativePath, options.expectedRevision, null);
+        if (expectedRevision !== undefined) throw new RevisionMismatchError(relativePath, expectedRevision, null);
       } else if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") {
         // A filesystem without hard links: rename, and accept the small race on creation.
         created = true;

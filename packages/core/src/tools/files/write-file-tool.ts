@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import { RevisionMismatchError } from "../../workspaces/workspace-file-errors.ts";
-import { workspaceFileRevision, writeWorkspaceFile } from "../../workspaces/workspace-files.ts";
-import type { ToolDefinition } from "../tool-definition.ts";
+import { writeWorkspaceFile } from "../../workspaces/workspace-files.ts";
+import type { ToolDefinition, ToolResult } from "../tool-definition.ts";
 import { changedDuringWrite, checkReadBeforeWrite, missingWorkspace, splitLines, toolFailure } from "./file-tool-support.ts";
 
 export interface WriteFileToolOptions {
@@ -39,16 +38,17 @@ export function createWriteFileTool(options: WriteFileToolOptions = {}): ToolDef
       if (workspace === null) return missingWorkspace();
       let relativePath: string | undefined;
       try {
-        const resolved = await resolveWorkspacePath(workspace.rootPath, args.path, { forWrite: true });
-        relativePath = resolved.relativePath;
-        const currentRevision = await workspaceFileRevision(workspace.rootPath, relativePath);
-        if (currentRevision !== null) {
-          const refusal = await checkReadBeforeWrite(context, workspace, relativePath, currentRevision);
-          if (refusal !== undefined) return refusal;
-        }
-        const written = await writeWorkspaceFile(workspace.rootPath, relativePath, args.content, {
-          expectedRevision: currentRevision,
+        const written = await writeWorkspaceFile(workspace.rootPath, args.path, args.content, {
           maxBytes: options.maxFileBytes,
+          // The rule is checked against the very file the write replaces: resolving the path and
+          // hashing the file here first would look at it twice (a dozen filesystem calls on the path
+          // an approved write waits on).
+          async beforeWrite(file) {
+            relativePath = file.path;
+            if (file.currentRevision === null) return;
+            const refusal = await checkReadBeforeWrite(context, workspace, file.path, file.currentRevision);
+            if (refusal !== undefined) throw new WriteRefusal(refusal);
+          },
         });
         await context.fileReads.recordRead(workspace.id, written.path, written.revision);
         const size = `${Buffer.byteLength(args.content, "utf8")} bytes, ${splitLines(args.content).length} lines`;
@@ -58,9 +58,19 @@ export function createWriteFileTool(options: WriteFileToolOptions = {}): ToolDef
           data: { path: written.path, revision: written.revision, created: written.created },
         };
       } catch (error) {
+        if (error instanceof WriteRefusal) return error.result;
         if (error instanceof RevisionMismatchError && relativePath !== undefined) return changedDuringWrite(relativePath);
         return toolFailure(error);
       }
     },
   };
+}
+
+/** The read-before-write rule refused the write: its result for the model, thrown out of the write before anything is written. */
+class WriteRefusal extends Error {
+  readonly result: ToolResult;
+  constructor(result: ToolResult) {
+    super("the write was refused by the read-before-write rule");
+    this.result = result;
+  }
 }
