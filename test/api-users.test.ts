@@ -232,6 +232,31 @@ describe("a WebSocket opened before the token stopped working", () => {
   });
 });
 
+describe("an event stream opened before the token stopped working", () => {
+  it("ends at its next heartbeat (15 s) once the user is disabled, and reconnecting is 401", { timeout: 45_000 }, async () => {
+    const sybil = await createUser("sybil");
+    const chat = await requestJson(`${api.url}/api/chats`, { token: sybil.token, body: { title: "streamed" } });
+    expect(chat.status).toBe(201);
+    // No worker here: the run stays queued, so its stream stays open until something ends it.
+    const run = await requestJson(`${api.url}/api/chats/${chat.body.id}/runs`, { token: sybil.token, body: { input: "hello" } });
+    expect(run.status).toBeLessThan(300);
+    const eventsUrl = `${api.url}/api/runs/${run.body.id}/events`;
+    const stream = await fetch(eventsUrl, { headers: { authorization: `Bearer ${sybil.token}`, accept: "text/event-stream" } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    await reader.read();
+
+    await patchUser(sybil.id, { disabled: true });
+    const startedWaiting = Date.now();
+    while (!(await reader.read()).done) {
+      // keep-alive comments until the heartbeat that finds the token refused
+    }
+    expect(Date.now() - startedWaiting).toBeLessThan(20_000);
+    const again = await fetch(eventsUrl, { headers: { authorization: `Bearer ${sybil.token}`, accept: "text/event-stream" } });
+    expect(again.status).toBe(401);
+  });
+});
+
 describe("POST /api/users/:id/token", () => {
   it("gives a new token shown once: the old one answers 401 at once, the new one 200, and only its hash is stored", async () => {
     const mallory = await createUser("mallory");

@@ -1,8 +1,9 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { cancelRun, getRunView, readRunEvents, requireOwnRun } from "@agentq/core";
+import { cancelRun, getRunView, readRunEvents, requireOwnRun, UnauthorizedError } from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { ANSWERED, defineRoute } from "../http/api-route.ts";
+import { authenticateToken, requestToken } from "../http/authenticate.ts";
 import { followRun } from "../realtime/follow-run.ts";
 import { runBody, runEventsPageSchema, runSchema } from "../schemas/run-schemas.ts";
 
@@ -87,14 +88,22 @@ function lastEventId(request: Request): number | undefined {
   return header !== undefined && /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : undefined;
 }
 
-async function streamEvents(dependencies: ApiDependencies, _request: Request, response: Response, runId: string, after: number): Promise<void> {
+async function streamEvents(dependencies: ApiDependencies, request: Request, response: Response, runId: string, after: number): Promise<void> {
   response.status(200);
   response.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   response.setHeader("Cache-Control", "no-cache, no-transform");
   response.setHeader("Connection", "keep-alive");
   response.setHeader("X-Accel-Buffering", "no");
   response.flushHeaders();
-  const heartbeat = setInterval(() => response.write(": keep-alive\n\n"), SSE_HEARTBEAT_MS);
+  const token = requestToken(request, true);
+  const heartbeat = setInterval(() => {
+    response.write(": keep-alive\n\n");
+    // A token that stopped working since (its user disabled, or the token replaced) ends the stream,
+    // and the client's reconnection gets its 401. An outage is not a revoked token: the stream goes on.
+    authenticateToken(dependencies.prisma, token).catch((error: unknown) => {
+      if (error instanceof UnauthorizedError) response.end();
+    });
+  }, SSE_HEARTBEAT_MS);
   // Listened for before the first await: a client that leaves while the replay is being read must
   // still stop the follower, or it (and its Redis subscription and heartbeat) would live forever.
   let clientGone = false;
