@@ -2,6 +2,7 @@
 // secret, another workspace, the host's processes or services fails or shows nothing; limits hold;
 // the workspace still works. Real bubblewrap, real processes, a real worker with secrets in its
 // environment.
+import { spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -189,6 +190,20 @@ describe("inside the sandbox", () => {
     expect(result.text).toContain("built 42");
     expect(result.text).toContain(workspace);
     expect((await stat(path.join(workspace, "out.txt"))).isFile()).toBe(true);
+  });
+});
+
+describe("several worker processes on one host", () => {
+  it("a second process starting its sandbox leaves the shared passwd in place (a sandbox may be binding it)", async () => {
+    await testSandbox();
+    const passwd = path.join(tmpdir(), `agentq-sandbox-etc-${process.getuid?.() ?? 0}`, "passwd");
+    const before = await stat(passwd);
+    // Another worker process probes its sandbox, as every worker does at start.
+    const probe = `import { probeProcessSandbox } from "@agentq/core"; const a = await probeProcessSandbox({ mode: "bwrap", searchPath: process.env.PATH }); if (!a.available) process.exit(2);`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], { cwd: path.resolve(import.meta.dirname, ".."), encoding: "utf8" });
+    expect(child.status, child.stderr).toBe(0);
+    const after = await stat(passwd);
+    expect(after.ino).toBe(before.ino);
   });
 });
 

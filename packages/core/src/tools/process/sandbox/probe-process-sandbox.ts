@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { access, lstat, mkdir, mkdtemp, readlink, rename, rm, writeFile } from "node:fs/promises";
+import { access, link, lstat, mkdir, mkdtemp, readFile, readlink, rename, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBubblewrapSandbox, createUnconfinedSandbox, type SystemBindings } from "./bubblewrap-sandbox.ts";
@@ -118,11 +118,30 @@ async function etcDirectory(): Promise<string> {
   return mkdtemp(path.join(tmpdir(), "agentq-sandbox-etc-"));
 }
 
-/** Concurrent starts write the same text: each writes its own file and renames it into place. */
-async function writeFileAtomically(file: string, text: string): Promise<void> {
+/**
+ * Makes `file` hold `text` without ever replacing a file that already holds it: every worker process
+ * of this user shares the directory, and a sandbox starting in another process may be bind-mounting
+ * the file at this moment (bubblewrap fails if the inode it is binding was renamed over). A new file
+ * appears whole (written aside, then hard-linked into place); only a file with other content (an
+ * older agentq's) is replaced.
+ */
+async function ensureFileText(file: string, text: string): Promise<void> {
+  const current = await readFile(file, "utf8").catch(() => undefined);
+  if (current === text) return;
   const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}`;
   await writeFile(temporary, text, { mode: 0o644 });
-  await rename(temporary, file);
+  try {
+    if (current === undefined) {
+      // Another process may have created it in the meantime, with the same text: then it stays.
+      await link(temporary, file).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      });
+    } else {
+      await rename(temporary, file);
+    }
+  } finally {
+    await unlink(temporary).catch(() => undefined);
+  }
 }
 
 async function findExecutable(name: string, searchPath: string): Promise<string | undefined> {
@@ -172,8 +191,8 @@ async function findSystemBindings(): Promise<SystemBindings> {
   const directory = await etcDirectory();
   const passwdFile = path.join(directory, "passwd");
   const groupFile = path.join(directory, "group");
-  await writeFileAtomically(passwdFile, SANDBOX_PASSWD);
-  await writeFileAtomically(groupFile, SANDBOX_GROUP);
+  await ensureFileText(passwdFile, SANDBOX_PASSWD);
+  await ensureFileText(groupFile, SANDBOX_GROUP);
   return { readOnly, symlinks, networkOnly, passwdFile, groupFile };
 }
 
