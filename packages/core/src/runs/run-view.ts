@@ -2,17 +2,21 @@ import type { TaintSource } from "../policy/taint-sources.ts";
 import type { RunMode } from "../store/generated/enums.ts";
 import type { RunStatus } from "./run-status.ts";
 
-/** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
-export interface RunViewRow {
-  id: string;
-  chat_id: string;
-  status: RunStatus;
+/** What the run was asked: the user's message, the model and mode, the switches (as stored and as shown). */
+interface RunRequestFields {
   input: string;
   model: string;
   mode: RunMode;
   allow_bash: boolean;
   allow_web_search: boolean;
   use_web: boolean;
+}
+
+/** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
+export interface RunViewRow extends RunRequestFields {
+  id: string;
+  chat_id: string;
+  status: RunStatus;
   rounds: number;
   tool_calls: number;
   output: string | null;
@@ -35,16 +39,9 @@ export interface PendingApprovalView {
   tainted_by: TaintSource[] | null;
 }
 
-export interface RunView {
+export interface RunView extends RunRequestFields {
   id: string;
   chat_id: string;
-  /** What the run was asked: the user's message, the model and mode, the switches. */
-  input: string;
-  model: string;
-  mode: RunMode;
-  allow_bash: boolean;
-  allow_web_search: boolean;
-  use_web: boolean;
   status: RunStatus;
   rounds: number;
   tool_calls: number;
