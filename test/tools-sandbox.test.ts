@@ -200,7 +200,10 @@ describe("several worker processes on one host", () => {
     const before = await stat(passwd);
     // Another worker process probes its sandbox, as every worker does at start.
     const probe = `import { probeProcessSandbox } from "@agentq/core"; const a = await probeProcessSandbox({ mode: "bwrap", searchPath: process.env.PATH }); if (!a.available) process.exit(2);`;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], { cwd: path.resolve(import.meta.dirname, ".."), encoding: "utf8" });
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", probe], {
+      cwd: path.resolve(import.meta.dirname, ".."),
+      encoding: "utf8",
+    });
     expect(child.status, child.stderr).toBe(0);
     const after = await stat(passwd);
     expect(after.ino).toBe(before.ino);
