@@ -4,7 +4,7 @@ import type { Role } from "../../api/types.ts";
 import { useCreateUser } from "../../api/use-users.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Button } from "../Button/Button.tsx";
-import { CopyButton } from "../CopyButton/CopyButton.tsx";
+import { NewTokenNotice } from "../NewTokenNotice/NewTokenNotice.tsx";
 import { SelectField } from "../Form/SelectField.tsx";
 import { TextField } from "../Form/TextField.tsx";
 import styles from "./CreateUserForm.module.css";
@@ -41,19 +41,12 @@ export function CreateUserForm() {
       </form>
       {create.isError && <Alert>{errorMessage(create.error)}</Alert>}
       {create.data && (
-        <section className={styles.created} aria-labelledby="created-user-title">
-          <h3 id="created-user-title" className={styles.createdTitle}>
-            {create.data.name} ({create.data.role}) was created
-          </h3>
-          <Alert tone="warning">This token is shown only once. Copy it now and give it to {create.data.name}: it cannot be shown again.</Alert>
-          <div className={styles.tokenRow}>
-            <code className={styles.token}>{create.data.token}</code>
-            <CopyButton text={create.data.token} label="Copy token" />
-          </div>
-          <Button size="small" variant="ghost" onClick={() => create.reset()}>
-            Done, hide the token
-          </Button>
-        </section>
+        <NewTokenNotice
+          title={`${create.data.name} (${create.data.role}) was created`}
+          warning={`This token is shown only once. Copy it now and give it to ${create.data.name}: it cannot be shown again.`}
+          token={create.data.token}
+          onDone={() => create.reset()}
+        />
       )}
     </div>
   );

@@ -24,7 +24,7 @@ export function GrantList({ chatId }: { chatId: string }) {
   return (
     <div className={styles.wrapper}>
       {revoke.isError && <Alert>{errorMessage(revoke.error)}</Alert>}
-      <table className={styles.table}>
+      <table className="data-table">
         <caption className="visually-hidden">Grants of this chat</caption>
         <thead>
           <tr>
@@ -47,7 +47,7 @@ export function GrantList({ chatId }: { chatId: string }) {
                 </span>
               </td>
               <td>{grant.scope === "allow_chat" ? <Badge tone="accent">this chat</Badge> : <Badge>run {grant.run_id}</Badge>}</td>
-              <td className={styles.muted}>{formatDateTime(grant.created_at)}</td>
+              <td className="muted">{formatDateTime(grant.created_at)}</td>
               <td className={styles.actions}>
                 <Button
                   size="small"

@@ -1,18 +1,27 @@
-import { useId } from "react";
+import { type ReactNode, useId } from "react";
 import { Alert } from "../Alert/Alert.tsx";
 import { Button } from "../Button/Button.tsx";
 import { CopyButton } from "../CopyButton/CopyButton.tsx";
 import styles from "./NewTokenNotice.module.css";
 
-/** A token just issued for `name`, shown once with a copy button: only its hash is stored. */
-export function NewTokenNotice({ name, token, onDone }: { name: string; token: string; onDone: () => void }) {
+export interface NewTokenNoticeProps {
+  /** The region's heading, which also names it ("alice (user) was created", "New token for alice"). */
+  title: string;
+  /** Who gets it and what else changed, in the warning that the token is shown once. */
+  warning: ReactNode;
+  token: string;
+  onDone: () => void;
+}
+
+/** A token just issued, shown once with a copy button: only its hash is stored. */
+export function NewTokenNotice({ title, warning, token, onDone }: NewTokenNoticeProps) {
   const titleId = useId();
   return (
     <section className={styles.notice} aria-labelledby={titleId}>
       <h3 id={titleId} className={styles.title}>
-        New token for {name}
+        {title}
       </h3>
-      <Alert tone="warning">This token is shown only once, and {name}'s previous token no longer works. Copy it now: it cannot be shown again.</Alert>
+      <Alert tone="warning">{warning}</Alert>
       <div className={styles.tokenRow}>
         <code className={styles.token}>{token}</code>
         <CopyButton text={token} label="Copy token" />

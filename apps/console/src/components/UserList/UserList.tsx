@@ -37,9 +37,16 @@ export function UserList() {
     <div className={styles.wrapper}>
       {update.isError && <Alert>{errorMessage(update.error)}</Alert>}
       {rotate.isError && <Alert>{errorMessage(rotate.error)}</Alert>}
-      {rotate.isSuccess && <NewTokenNotice name={rotate.variables.name} token={rotate.data} onDone={() => rotate.reset()} />}
+      {rotate.isSuccess && (
+        <NewTokenNotice
+          title={`New token for ${rotate.variables.name}`}
+          warning={`This token is shown only once, and ${rotate.variables.name}'s previous token no longer works. Copy it now: it cannot be shown again.`}
+          token={rotate.data}
+          onDone={() => rotate.reset()}
+        />
+      )}
       <div className={styles.scroller}>
-        <table className={styles.table}>
+        <table className="data-table">
           <caption className="visually-hidden">Users</caption>
           <thead>
             <tr>
@@ -71,7 +78,7 @@ export function UserList() {
                   />
                 </td>
                 <td>{user.disabled ? <Badge tone="danger">disabled</Badge> : <Badge tone="success">enabled</Badge>}</td>
-                <td className={styles.muted}>{formatDateTime(user.created_at)}</td>
+                <td className="muted">{formatDateTime(user.created_at)}</td>
                 <td>
                   <span className={styles.actions}>
                     {confirmingTokenFor === user.id ? (
