@@ -5,7 +5,7 @@ import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { unreachableDependencies } from "./check-readiness.ts";
 import { serveConsole } from "./console/serve-console.ts";
-import { installRoutes } from "./http/api-routes.ts";
+import { installRoutes, queryTokenPathPatterns } from "./http/api-routes.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
@@ -25,7 +25,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   app.use(serveConsole(dependencies.config.consoleDirectory));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "public"));
 
-  app.use("/api", authenticate(dependencies.prisma));
+  app.use("/api", authenticate(dependencies.prisma, { queryTokenPaths: queryTokenPathPatterns(API_ROUTE_GROUPS, "/api") }));
   app.use("/api", refuseNulInPath());
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated"));

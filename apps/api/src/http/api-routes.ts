@@ -52,6 +52,24 @@ export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: Ap
   return router;
 }
 
+/**
+ * The paths, relative to `mount`, of the routes that declare `queryToken`: what `authenticate`
+ * accepts `?token=` on, so the declaration is the one place that decides it.
+ */
+export function queryTokenPathPatterns(groups: readonly ApiRouteGroup[], mount: string): RegExp[] {
+  return groups
+    .flatMap((group) => group.routes)
+    .filter((route) => route.queryToken && route.path.startsWith(`${mount}/`))
+    .map((route) => {
+      const relative = route.path.slice(mount.length);
+      const pattern = relative
+        .split(/([:*][A-Za-z_][A-Za-z0-9_]*)/)
+        .map((part) => (part.startsWith(":") ? "[^/]+" : part.startsWith("*") ? ".+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+        .join("");
+      return new RegExp(`^${pattern}$`);
+    });
+}
+
 /** `*path` arrives as its decoded segments (path-to-regexp v8): handlers get them joined with `/`. */
 function joinedParameters(params: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? value.map(String).join("/") : value]));

@@ -35,17 +35,15 @@ export async function authenticateToken(prisma: PrismaClient, token: string | un
 
 export interface AuthenticateOptions {
   /**
-   * Paths (relative to the mount point) that may pass the token as `?token=`. Default: the WebSocket
-   * (`/ws`) and a run's event stream (`/runs/:id/events`), the two a browser opens without being able
-   * to set headers (WebSocket, EventSource).
+   * Paths (relative to the mount point) that may pass the token as `?token=`, besides the WebSocket
+   * (`/ws`): a browser cannot set headers there. createApp passes the routes that declare `queryToken`
+   * (a run's event stream, for EventSource). Default none.
    */
   queryTokenPaths?: readonly (string | RegExp)[];
 }
 
-const DEFAULT_QUERY_TOKEN_PATHS: readonly (string | RegExp)[] = ["/ws", /^\/runs\/[^/]+\/events$/];
-
 export function authenticate(prisma: PrismaClient, options: AuthenticateOptions = {}): RequestHandler {
-  const queryTokenPaths = options.queryTokenPaths ?? DEFAULT_QUERY_TOKEN_PATHS;
+  const queryTokenPaths = ["/ws", ...(options.queryTokenPaths ?? [])];
   const mayUseQueryToken = (path: string) => queryTokenPaths.some((allowed) => (typeof allowed === "string" ? allowed === path : allowed.test(path)));
   return async (request, _response, next) => {
     request.user = await authenticateToken(prisma, requestToken(request, mayUseQueryToken(request.path)));
