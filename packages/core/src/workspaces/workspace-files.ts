@@ -31,7 +31,7 @@ export interface WriteWorkspaceFileOptions extends WorkspaceFileLimits {
    * Called with the file's real workspace-relative path and its current revision (null: it does not
    * exist yet) once the write has opened its directory (missing directories are created first) and
    * before anything is written; what it throws aborts the write. The write then goes ahead only over
-   * that revision, as `expectedRevision` would (which it replaces). For a caller whose rule depends on
+   * that revision, as `expectedRevision` would (both hold when both are given). For a caller whose rule depends on
    * the file as it is now (write_file's read-before-write rule): one look at the file, not two.
    * Default: none.
    */
@@ -184,11 +184,12 @@ export async function writeWorkspaceFile(
   try {
     const existing = await readExisting(pathBeneath(directory, name), relativePath, requestedPath);
     const currentRevision = existing === undefined ? null : fileRevision(existing.bytes);
-    if (options.beforeWrite) await options.beforeWrite({ path: relativePath, currentRevision });
-    const expectedRevision = options.beforeWrite ? currentRevision : options.expectedRevision;
-    if (expectedRevision !== undefined && expectedRevision !== currentRevision) {
-      throw new RevisionMismatchError(relativePath, expectedRevision, currentRevision);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
+      throw new RevisionMismatchError(relativePath, options.expectedRevision, currentRevision);
     }
+    if (options.beforeWrite) await options.beforeWrite({ path: relativePath, currentRevision });
+    // Either way the file is written only over the revision just checked.
+    const expectedRevision = options.beforeWrite ? currentRevision : options.expectedRevision;
     // O_EXCL + O_NOFOLLOW: never write through a link that appeared in the meantime.
     const handle = await open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
     try {
