@@ -15,8 +15,8 @@ export interface ToolOfferContext {
 
 export type OfferDecision = { offered: true } | { offered: false; reason: string };
 
-const FLAG_OF_FAMILY: ReadonlyMap<string, keyof typeof TOOL_FAMILY_FLAGS> = new Map(
-  Object.entries(TOOL_FAMILY_FLAGS).map(([flag, family]) => [family, flag as keyof typeof TOOL_FAMILY_FLAGS]),
+const FLAG_OF_FEATURE: ReadonlyMap<string, keyof typeof TOOL_FAMILY_FLAGS> = new Map(
+  Object.entries(TOOL_FAMILY_FLAGS).map(([flag, feature]) => [feature, flag as keyof typeof TOOL_FAMILY_FLAGS]),
 );
 
 /**
@@ -26,8 +26,9 @@ const FLAG_OF_FAMILY: ReadonlyMap<string, keyof typeof TOOL_FAMILY_FLAGS> = new 
  */
 export function decideToolOffer(tool: ToolDefinition, context: ToolOfferContext): OfferDecision {
   if (context.mode === "guide") return { offered: false, reason: "this run is in guide mode: no tools are available, answer in text" };
-  const flag = FLAG_OF_FAMILY.get(tool.family);
-  if (flag && !context.settings[flag]) return { offered: false, reason: `the ${tool.family} tools are switched off by an administrator` };
+  const feature = tool.feature ?? tool.family;
+  const flag = FLAG_OF_FEATURE.get(feature);
+  if (flag && !context.settings[flag]) return { offered: false, reason: `the ${feature} tools are switched off by an administrator` };
   const effects = tool.effects ?? [];
   if (effects.includes("admin") && context.role !== "admin") return { offered: false, reason: "this tool needs the admin role" };
   if (tool.requiresWorkspace && !context.hasWorkspace) return { offered: false, reason: "this chat has no workspace selected" };

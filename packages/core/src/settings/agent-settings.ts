@@ -30,7 +30,10 @@ export const NUMERIC_SETTINGS = {
   job_output_limit_bytes: { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
 } as const satisfies Record<string, NumericSetting>;
 
-/** Feature flags, one per tool family: an admin can switch a family off for everyone. */
+/**
+ * Feature flags: an admin can switch a family (or, for `personal`, one kind of it) off for everyone.
+ * Each maps to the `feature` a tool declares (its family when it declares none).
+ */
 export const TOOL_FAMILY_FLAGS = {
   tools_files_enabled: "files",
   tools_process_enabled: "process",

@@ -49,8 +49,13 @@ export type ToolResult = { ok: true; output: string; data?: Record<string, unkno
 export interface ToolDefinition<Args = any> {
   /** Unique name the model calls (`read_file`). */
   name: string;
-  /** The family the tool belongs to (`files`, `process`, `web`): feature flags switch families. */
+  /** The family the tool belongs to (`files`, `process`, `web`, `documents`, `personal`, ...). */
   family: string;
+  /**
+   * What the admin's feature flag switches (settings/agent-settings.ts, TOOL_FAMILY_FLAGS). Default: the
+   * family. Families with one flag per kind name the kind here (`personal` tools: `notes`, `email`, ...).
+   */
+  feature?: string;
   description: string;
   /** Arguments schema; JSON Schema for the model is derived from it (z.toJSONSchema). */
   parameters: z.ZodType<Args>;
