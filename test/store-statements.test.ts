@@ -131,6 +131,7 @@ describe("the store's SQL statements", () => {
         expiresAt: new Date(Date.now() + 3_600_000),
         seal: "seal",
         taintedBy: [],
+        pauseReason: "tainted",
       });
     });
     change.messages.push({

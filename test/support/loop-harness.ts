@@ -54,6 +54,8 @@ export interface LoopHarnessOptions {
   extraTools?: ToolDefinition[];
   /** Resolves model names; default: every name is the harness's scripted model. */
   models?: RunLoopDependencies["models"];
+  /** The harness user's role. Default `user`. */
+  role?: "admin" | "user";
 }
 
 export async function startLoopHarness(options: LoopHarnessOptions = {}): Promise<LoopHarness> {
@@ -63,13 +65,23 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
   const model = new ScriptedModel();
   const scheduled: string[] = [];
   const publisher = { publishEvents: async () => undefined, publishDelta: async () => undefined };
-  const { id: userId } = await createUser(prisma, { name: `loop-${generateId("u")}`, role: "user" });
+  const { id: userId } = await createUser(prisma, { name: `loop-${generateId("u")}`, role: options.role ?? "user" });
+  // The admin tools act on this database; the queue is the cross-process tests' business.
+  const administration = {
+    prisma,
+    queueCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0 }),
+    sandbox: { available: false as const, reason: "no sandbox in-process" },
+    now: systemClock,
+  };
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
     models: options.models ?? { resolve: (name) => ({ client: model, model: name, contextWindow: 128_000 }) },
     // No sandbox in-process: the process tools are the cross-process tests' business.
-    tools: createToolRegistry([...createAgentqTools({ toolEnvironment: {}, searxngUrl: undefined, sandbox: null }), ...(options.extraTools ?? [])]),
+    tools: createToolRegistry([
+      ...createAgentqTools({ toolEnvironment: {}, searxngUrl: undefined, sandbox: null, administration }),
+      ...(options.extraTools ?? []),
+    ]),
     scheduler: { schedule: async (runId) => void scheduled.push(runId) },
     clock: systemClock,
     generateId,
@@ -135,7 +147,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
       );
     },
     async settings(patch) {
-      await updateSettings(prisma, patch);
+      await updateSettings(prisma, patch, { actorId: null });
     },
     async close() {
       await prisma.$disconnect();

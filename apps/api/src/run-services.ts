@@ -7,6 +7,7 @@ import {
   logSandboxAvailability,
   type PrismaClient,
   probeProcessSandbox,
+  type QueueCounts,
   resolveApprovalSecret,
   type RunEventPublisher,
   type RunEventRecord,
@@ -38,6 +39,8 @@ export interface RunServices {
   requestCancel(runId: string): void;
   /** Asks the worker that owns a background job to stop it (the flag in Postgres is the fallback). */
   requestJobStop(jobId: string): void;
+  /** The run queue's jobs by state (GET /api/services); throws when Redis does not answer in time. */
+  queueCounts(): Promise<QueueCounts>;
   close(): Promise<void>;
 }
 
@@ -80,6 +83,19 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
       } catch (error) {
         logger.warn({ err: error, run_id: runId }, "enqueue failed; the run stays queued for the reconciler");
         throw new UnavailableError("the queue (Redis) is unreachable; the run is saved and will start when it is back", { run_id: runId }, { cause: error });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async queueCounts() {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        return await Promise.race([
+          runQueue.jobCounts(),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+          }),
+        ]);
       } finally {
         clearTimeout(timer);
       }

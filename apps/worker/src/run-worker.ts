@@ -22,11 +22,14 @@ import {
   renewLeases,
   resolveApprovalSecret,
   RunAbort,
+  recordWorkerPresence,
+  removeWorkerPresence,
   type RunLease,
   type RunLoopDependencies,
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
+  WORKER_PRESENCE_INTERVAL_MS,
 } from "@agentq/core";
 import {
   controlChannel,
@@ -114,7 +117,13 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const administration = {
+    prisma,
+    queueCounts: () => runQueue.jobCounts(),
+    sandbox: sandbox === null ? { available: false as const, reason: "the process sandbox is not available on this worker" } : { available: true as const },
+    now: () => systemClock(),
+  };
+  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration }));
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
@@ -153,6 +162,15 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       .catch((error: unknown) => logger.warn({ err: error, runs: held.length }, "lease renewal failed"));
   };
   const heartbeat = setInterval(renewAll, Math.max(200, Math.floor(config.leaseMs / 3)));
+
+  // Presence for GET /api/services: a row per live worker, refreshed every few seconds.
+  const startedAt = new Date();
+  const recordPresence = () =>
+    recordWorkerPresence(leasePrisma, { id: workerId, host: hostname(), startedAt, concurrency: config.concurrency, activeRuns: active.size }).catch(
+      (error: unknown) => logger.warn({ err: error }, "could not record this worker's presence"),
+    );
+  void recordPresence();
+  const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
 
   const processJob = async (job: Job, token?: string): Promise<RunOutcome["kind"] | "skipped"> => {
     const { payload } = parseJob<"run.execute">(job.name, job.data);
@@ -254,6 +272,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       if (shuttingDown) return;
       shuttingDown = true;
       clearInterval(reconciler);
+      clearInterval(presence);
       const deadline = setTimeout(() => {
         for (const run of active.values()) run.controller.abort(new RunAbort("shutdown"));
       }, config.shutdownGraceMs);
@@ -267,6 +286,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         await Promise.all([commands.quit(), blocking.quit(), eventConnection.quit()].map((promise) => promise.catch(() => undefined)));
         clearInterval(heartbeat);
         await renewing;
+        await removeWorkerPresence(leasePrisma, workerId).catch(() => undefined);
         await leasePrisma.$disconnect();
         await prisma.$disconnect();
       }

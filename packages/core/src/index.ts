@@ -63,6 +63,11 @@ export { warmUpTokenizer } from "./models/count-tokens.ts";
 // Events, settings, errors, configuration, logging, ids and time.
 export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
 export { loadSettings, NUMERIC_SETTINGS, settingsPatchSchema, TOOL_FAMILY_FLAGS, updateSettings } from "./settings/agent-settings.ts";
+// Administration: the audit log and the services view.
+export { AUDIT_ACTIONS, type AuditAction, recordAuditEntry } from "./audit/record-audit-entry.ts";
+export { type AuditEntryView, type AuditPage, listAuditEntries } from "./audit/list-audit-entries.ts";
+export { loadServiceStatus, type QueueCounts, type ServiceStatus, WORKER_PRESENCE_INTERVAL_MS } from "./services/load-service-status.ts";
+export { recordWorkerPresence, removeWorkerPresence, type WorkerPresence } from "./services/worker-presence.ts";
 export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";
 export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
 export { isConnectionError } from "./errors/is-connection-error.ts";

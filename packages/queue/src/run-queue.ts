@@ -1,6 +1,6 @@
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunGeneration } from "@agentq/core";
+import type { QueueCounts, RunGeneration } from "@agentq/core";
 import { JOB_CATALOG, RUN_QUEUE_NAME, runGeneration, runJobId } from "./job-catalog.ts";
 
 export interface RunQueueOptions {
@@ -60,6 +60,14 @@ export class RunQueue {
     if (job) await job.remove().catch(() => undefined);
     await this.schedule(runId, generation);
     return "scheduled";
+  }
+
+  /** Jobs by state (GET /api/services, the service_status tool). */
+  async jobCounts(): Promise<QueueCounts> {
+    const counts = await this.queue.getJobCounts("waiting", "prioritized", "waiting-children", "active", "delayed", "failed");
+    // BullMQ keeps prioritized jobs (runs not started yet) apart from the others: both wait for a worker.
+    const waiting = (counts.waiting ?? 0) + (counts.prioritized ?? 0) + (counts["waiting-children"] ?? 0);
+    return { waiting, active: counts.active ?? 0, delayed: counts.delayed ?? 0, failed: counts.failed ?? 0 };
   }
 
   async close(): Promise<void> {

@@ -20,6 +20,6 @@ export const settingsRoutes = [
     access: "admin",
     body: settingsPatchBodySchema,
     responses: { 200: { description: "the stored settings, each clamped to its range", schema: settingsSchema } },
-    handler: async ({ dependencies, body }) => ({ status: 200, body: await updateSettings(dependencies.prisma, body) }),
+    handler: async ({ dependencies, body, user }) => ({ status: 200, body: await updateSettings(dependencies.prisma, body, { actorId: user.id }) }),
   }),
 ];

@@ -33,6 +33,9 @@ export const pendingApprovalSchema = z
           "why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); " +
           "`[]` for a pause not due to taint; null on approvals recorded before this field existed",
       }),
+    reason: z.enum(["tainted", "approval_always"]).meta({
+      description: "`tainted`: untrusted material had entered the run; `approval_always`: the admin setting names the tool, so every call of it asks",
+    }),
   })
   .meta({ id: "PendingApproval" });
 

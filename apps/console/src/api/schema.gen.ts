@@ -26,6 +26,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log (admin)
+         * @description Approval decisions, settings changes, MCP server changes and user changes, newest first. Pages follow with `before` = `next_before`.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chats": {
         parameters: {
             query?: never;
@@ -292,6 +312,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the deployment is doing (admin)
+         * @description Live workers, the run queue, runs by status, background jobs and the process sandbox. Answers 200 with null queue counts when Redis is down.
+         */
+        get: operations["getServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -531,6 +571,27 @@ export interface components {
         ApprovalRecordList: {
             approvals: components["schemas"]["ApprovalRecord"][];
         };
+        AuditEntry: {
+            /** @description `approval.decided`, `settings.updated`, `user.created`, `user.updated`, `user.token_rotated`, `mcp_server.added`, `mcp_server.removed` */
+            action: string;
+            /** @description the user who made the change; null for the system */
+            actor_id: string | null;
+            /** Format: date-time */
+            at: string;
+            /** @description what changed (never a secret) */
+            details: {
+                [key: string]: unknown;
+            };
+            id: string;
+            /** @description `approval:<id>`, `settings`, `user:<id>`, `mcp_server:<name>` */
+            target: string;
+        };
+        AuditPage: {
+            /** @description newest first */
+            entries: components["schemas"]["AuditEntry"][];
+            /** @description the cursor of the next (older) page; null on the last one */
+            next_before: string | null;
+        };
         Chat: {
             id: string;
             title: string;
@@ -672,6 +733,11 @@ export interface components {
             expires_at: string;
             /** @description the `tool_approval_id` to decide with POST /api/approvals */
             id: string;
+            /**
+             * @description `tainted`: untrusted material had entered the run; `approval_always`: the admin setting names the tool, so every call of it asks
+             * @enum {string}
+             */
+            reason: "tainted" | "approval_always";
             run_id: string;
             /** @description why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); `[]` for a pause not due to taint; null on approvals recorded before this field existed */
             tainted_by: components["schemas"]["TaintSource"][] | null;
@@ -740,6 +806,11 @@ export interface components {
             expires_at: string;
             /** @description the `tool_approval_id` to decide with POST /api/approvals */
             id: string;
+            /**
+             * @description `tainted`: untrusted material had entered the run; `approval_always`: the admin setting names the tool, so every call of it asks
+             * @enum {string}
+             */
+            reason: "tainted" | "approval_always";
             /** @description why it paused: the calls whose results had brought untrusted material into the run, earliest first (at most 5); `[]` for a pause not due to taint; null on approvals recorded before this field existed */
             tainted_by: components["schemas"]["TaintSource"][] | null;
             tool: string;
@@ -791,6 +862,44 @@ export interface components {
          * @enum {string}
          */
         RunStatus: "queued" | "running" | "awaiting_approval" | "completed" | "failed" | "cancelled";
+        ServiceStatus: {
+            jobs: {
+                running: number;
+            };
+            /** @description the run queue's jobs by state (BullMQ) */
+            queue: {
+                active: number | null;
+                delayed: number | null;
+                /** @description why the counts are null: Redis did not answer */
+                error?: string;
+                failed: number | null;
+                waiting: number | null;
+            };
+            runs: {
+                awaiting_approval: number;
+                queued: number;
+                running: number;
+            };
+            /** @description the process sandbox on the API's host (each worker probes its own at start) */
+            sandbox: {
+                available: boolean;
+                reason: string | null;
+            };
+            /** @description the worker processes alive now, longest running first */
+            workers: {
+                active_runs: number;
+                concurrency: number;
+                host: string;
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description a worker records itself every 10 s; one not seen for 30 s is not listed
+                 */
+                last_seen_at: string;
+                /** Format: date-time */
+                started_at: string;
+            }[];
+        };
         Settings: {
             /**
              * @description 256-2000000, default 6000
@@ -822,6 +931,11 @@ export interface components {
              * @default 300
              */
             agent_stream_timeout_seconds: number;
+            /**
+             * @description tool names whose every call pauses for approval, tainted or not; grants do not cover them
+             * @default []
+             */
+            approval_always: string[];
             /**
              * @description 60-2592000, default 86400
              * @default 86400
@@ -876,6 +990,7 @@ export interface components {
             agent_max_tool_calls?: number;
             agent_repeated_call_limit?: number;
             agent_stream_timeout_seconds?: number;
+            approval_always?: string[];
             approval_ttl_seconds?: number;
             job_max_running?: number;
             job_max_runtime_seconds?: number;
@@ -1100,6 +1215,58 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description the `next_before` of the previous page */
+                before?: string;
+                /** @description how many to return: 1-500, default 50 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of entries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1986,6 +2153,44 @@ export interface operations {
             };
             /** @description `not_found`: no such resource, or it belongs to someone else */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the services' status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceStatus"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

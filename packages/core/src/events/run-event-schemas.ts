@@ -52,6 +52,8 @@ export const RUN_EVENT_DATA = {
      * recorded before it was added.
      */
     tainted_by: taintSourcesSchema.optional(),
+    /** `tainted`, or `approval_always` when the admin setting names the tool. Absent in older events. */
+    reason: z.enum(["tainted", "approval_always"]).optional(),
   }),
   "approval.decided": z.object({
     approval_id: z.string(),

@@ -8,7 +8,10 @@ export interface GrantRef {
   effects: readonly string[];
 }
 
-export type ToolCallDecision = { kind: "execute" } | { kind: "refuse"; reason: string } | { kind: "needs_approval"; effects: string[] };
+/** Why a call pauses: untrusted material had entered the run, or the admin's `approval_always` names the tool. */
+export type PauseReason = "tainted" | "approval_always";
+
+export type ToolCallDecision = { kind: "execute" } | { kind: "refuse"; reason: string } | { kind: "needs_approval"; effects: string[]; reason: PauseReason };
 
 export interface DecideToolCallInput {
   /** Undefined when the model named a tool that does not exist. */
@@ -23,6 +26,8 @@ export interface DecideToolCallInput {
    * refused (an empty list in a final answer round). Null: not recorded, only the offer is checked.
    */
   sentTools?: readonly string[] | null;
+  /** The setting `approval_always`: tools whose every call pauses, tainted or not, whatever the grants. */
+  approvalAlways?: readonly string[];
 }
 
 export function grantCovers(grant: GrantRef, toolName: string, effects: readonly string[]): boolean {
@@ -46,8 +51,10 @@ export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
           : `not executed: the tool "${input.toolName}" was not offered in this round`,
     };
   }
-  if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };
   const effects = effectLabels(input.tool);
+  // An admin's "always ask" is stronger than a person's earlier "allow for this run/chat".
+  if (input.approvalAlways?.includes(input.toolName)) return { kind: "needs_approval", effects, reason: "approval_always" };
+  if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };
   if (input.grants.some((grant) => grantCovers(grant, input.toolName, effects))) return { kind: "execute" };
-  return { kind: "needs_approval", effects };
+  return { kind: "needs_approval", effects, reason: "tainted" };
 }

@@ -1,3 +1,4 @@
+import { recordAuditEntry } from "../audit/record-audit-entry.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
@@ -143,6 +144,22 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
       // The consumption is conditional (still pending): exactly one of concurrent decisions wins.
       if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
+      await recordAuditEntry(
+        client,
+        {
+          actorId: input.userId,
+          action: "approval.decided",
+          target: `approval:${approval.id}`,
+          details: {
+            run_id: approval.runId,
+            tool: approval.tool,
+            decision: input.decision,
+            edited_arguments: editedArguments !== undefined,
+            covered_approvals: covered.map((other) => other.id),
+          },
+        },
+        { generateId: dependencies.generateId },
+      );
       return {
         runId: approval.runId,
         status: committed.run.status,

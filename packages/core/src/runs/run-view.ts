@@ -37,6 +37,8 @@ export interface PendingApprovalView {
   effects: string[];
   expires_at: string;
   tainted_by: TaintSource[] | null;
+  /** `tainted`, or `approval_always`: the admin setting names the tool (every call pauses). */
+  reason: "tainted" | "approval_always";
 }
 
 export interface RunView extends RunRequestFields {

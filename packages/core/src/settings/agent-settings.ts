@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { InvalidRequestError } from "../errors/agentq-error.ts";
-import type { Db } from "../store/create-prisma-client.ts";
+import { recordAuditEntry } from "../audit/record-audit-entry.ts";
+import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import { selectSettingRows, upsertSettingRows } from "../store/statements/setting-statements.ts";
 
 /** A numeric setting: its default and the range a PATCH is clamped to. */
 interface NumericSetting {
@@ -51,12 +54,14 @@ export type AgentSettings = { [K in NumericSettingName]: number } & { [K in Tool
    * instead of an empty network namespace. Default false.
    */
   process_network: boolean;
+  /** Tool names whose every call pauses for approval, tainted or not; grants do not cover them. Default none. */
+  approval_always: string[];
 };
 
 export function defaultSettings(): AgentSettings {
   const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([name, setting]) => [name, setting.default]));
   const flags = Object.fromEntries(Object.keys(TOOL_FAMILY_FLAGS).map((name) => [name, true]));
-  return { ...numbers, ...flags, web_fetch_allow: [], process_network: false } as unknown as AgentSettings;
+  return { ...numbers, ...flags, web_fetch_allow: [], process_network: false, approval_always: [] } as unknown as AgentSettings;
 }
 
 const allowEntry = z
@@ -65,6 +70,14 @@ const allowEntry = z
   .min(1)
   .max(300)
   .regex(/^[A-Za-z0-9.:[\]/_-]+$/, "a host name, IP address or CIDR range, with an optional :port");
+
+/** A tool's name as the model calls it (`write_file`, `mcp__server__tool`). */
+const toolNameEntry = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.-]+$/, "a tool name (letters, digits, _ . -)");
 
 /** The PATCH body: every field optional, numbers clamped afterwards, unknown fields refused. */
 export const settingsPatchSchema = z
@@ -77,6 +90,7 @@ export const settingsPatchSchema = z
     }),
     web_fetch_allow: z.array(allowEntry).max(200),
     process_network: z.boolean(),
+    approval_always: z.array(toolNameEntry).max(200),
   })
   .partial()
   .strict();
@@ -89,8 +103,8 @@ function clampSetting(name: NumericSettingName, value: number): number {
 }
 
 /** Stored values over the defaults; a stored value of the wrong type (hand-edited row) falls back to the default. */
-export async function loadSettings(db: Db): Promise<AgentSettings> {
-  return settingsFromRows(await db.setting.findMany());
+export async function loadSettings(prisma: PrismaClient): Promise<AgentSettings> {
+  return settingsFromRows(await selectSettingRows(sqlPoolOf(prisma)));
 }
 
 /** The settings rows (key, stored JSON value) over the defaults. */
@@ -110,20 +124,37 @@ function normalizePatch(patch: SettingsPatch): Partial<AgentSettings> {
     if (value !== undefined) normalized[name] = clampSetting(name, value);
   }
   if (patch.web_fetch_allow) normalized.web_fetch_allow = [...new Set(patch.web_fetch_allow)];
+  if (patch.approval_always) normalized.approval_always = [...new Set(patch.approval_always)];
   return normalized as Partial<AgentSettings>;
 }
 
-/** Applies a validated patch (clamped) and returns the stored settings. */
-export async function updateSettings(db: Db, body: unknown): Promise<AgentSettings> {
+/** Parses and normalizes a PATCH body (numbers clamped, lists deduplicated); bad input names the field. */
+export function parseSettingsPatch(body: unknown): Partial<AgentSettings> {
   const parsed = settingsPatchSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || (issue && "keys" in issue ? String((issue as { keys: string[] }).keys[0]) : "");
     throw new InvalidRequestError(`invalid settings: ${issue?.message ?? "bad value"}`, { field, issues: parsed.error.issues });
   }
-  const normalized = normalizePatch(parsed.data);
-  for (const [key, value] of Object.entries(normalized)) {
-    await db.setting.upsert({ where: { key }, create: { key, value: value as never }, update: { value: value as never } });
-  }
-  return loadSettings(db);
+  return normalizePatch(parsed.data);
+}
+
+export interface UpdateSettingsOptions {
+  /** Who changes them, for the audit log (null: the system). */
+  actorId: string | null;
+  /** Recorded with the audit entry (the run an admin tool changed them from). */
+  auditDetails?: Record<string, unknown>;
+}
+
+/**
+ * Applies a validated patch (clamped) and returns the stored settings. The rows and the audit entry
+ * commit in one transaction.
+ */
+export async function updateSettings(prisma: PrismaClient, body: unknown, options: UpdateSettingsOptions): Promise<AgentSettings> {
+  const changes = parseSettingsPatch(body);
+  return inSqlTransaction(sqlPoolOf(prisma), async (client) => {
+    await upsertSettingRows(client, Object.entries(changes));
+    await recordAuditEntry(client, { actorId: options.actorId, action: "settings.updated", target: "settings", details: { ...options.auditDetails, changes } });
+    return settingsFromRows(await selectSettingRows(client));
+  });
 }

@@ -65,6 +65,8 @@ export interface StatementApprovalInsert extends SealedApprovalFields {
   seal: string;
   /** Why the call paused: the calls that had tainted the run when its round began (not sealed: it decides nothing). */
   taintedBy: readonly TaintSource[];
+  /** `tainted` or `approval_always` (not sealed either). */
+  pauseReason: "tainted" | "approval_always";
 }
 
 /** A human's decision on a pending approval; applied only to an approval still pending. */
@@ -222,10 +224,10 @@ tc_upd AS (
 ),
 apr AS (
   INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
-    effects, target_path, target_revision, policy_version, expires_at, seal, tainted_by, created_at)
+    effects, target_path, target_revision, policy_version, expires_at, seal, tainted_by, pause_reason, created_at)
   SELECT a->>'id', run.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
     a->>'arguments_hash', a->>'workspace_id', ARRAY(SELECT jsonb_array_elements_text(a->'effects')), a->>'target_path',
-    a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', input.now
+    a->>'target_revision', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', a->>'pause_reason', input.now
   FROM run, input, jsonb_array_elements(input.c->'approvals') AS a
   WHERE a->>'run_id' = run.id
 ),
@@ -343,6 +345,7 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
       expires_at: approval.expiresAt.toISOString(),
       seal: approval.seal,
       tainted_by: approval.taintedBy,
+      pause_reason: approval.pauseReason,
     })),
     approval_decisions: change.approvalDecisions.map((decided) => ({
       id: decided.id,

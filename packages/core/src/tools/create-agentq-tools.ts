@@ -1,3 +1,4 @@
+import { type AdministrationControl, createAdminTools } from "./admin/create-admin-tools.ts";
 import { createFileTools } from "./files/create-file-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
@@ -19,6 +20,8 @@ export interface AgentqToolsOptions {
   sandbox: ProcessSandbox | null;
   /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
   jobs?: JobControl | null;
+  /** What the admin tools act on (the worker's); null where tools are only listed (the API). */
+  administration?: AdministrationControl | null;
 }
 
 /**
@@ -33,5 +36,6 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
       : [createRunCommandTool({ environment: options.toolEnvironment, sandbox: options.sandbox }), ...createJobTools(options.jobs ?? null)]),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
+    ...createAdminTools(options.administration ?? null),
   ];
 }

@@ -39,7 +39,7 @@ function handle(name: string, argumentsText: string, overrides: Partial<HandleTo
     grants: [],
     sentTools: ["read_file", "write_file"],
     loopState: parseLoopState({}),
-    settings: { agent_repeated_call_limit: 3, agent_max_tool_calls: 0 },
+    settings: { agent_repeated_call_limit: 3, agent_max_tool_calls: 0, approval_always: [] },
     toolCallsSoFar: 0,
     ...overrides,
   });
@@ -84,7 +84,7 @@ describe("handleToolCall", () => {
 
   it("the call budget refuses calls once the run has made agent_max_tool_calls", () => {
     const { action, loopState } = handle("read_file", '{"path":"a.txt"}', {
-      settings: { agent_repeated_call_limit: 3, agent_max_tool_calls: 2 },
+      settings: { agent_repeated_call_limit: 3, agent_max_tool_calls: 2, approval_always: [] },
       toolCallsSoFar: 2,
     });
     expect(action).toMatchObject({ kind: "refuse", events: [{ type: "guard.triggered", data: { guard: "call_budget", limit: 2 } }] });

@@ -1,5 +1,5 @@
 import type { NewRunEvent } from "../../events/run-event.ts";
-import { decideToolCall, type GrantRef } from "../../policy/decide-tool-call.ts";
+import { decideToolCall, type GrantRef, type PauseReason } from "../../policy/decide-tool-call.ts";
 import type { ToolOfferContext } from "../../policy/offered-tools.ts";
 import type { AgentSettings } from "../../settings/agent-settings.ts";
 import { parseToolArguments } from "../../tools/parse-tool-arguments.ts";
@@ -20,7 +20,7 @@ export interface HandleToolCallInput {
   /** The tools sent in the call's round (null: not recorded, by an older release). */
   sentTools: readonly string[] | null;
   loopState: LoopState;
-  settings: Pick<AgentSettings, "agent_repeated_call_limit" | "agent_max_tool_calls">;
+  settings: Pick<AgentSettings, "agent_repeated_call_limit" | "agent_max_tool_calls" | "approval_always">;
   toolCallsSoFar: number;
 }
 
@@ -28,7 +28,7 @@ export interface HandleToolCallInput {
 export type ToolCallAction =
   | { kind: "refuse"; error: string; events: NewRunEvent[] }
   | { kind: "execute"; tool: ToolDefinition; args: unknown }
-  | { kind: "needs_approval"; tool: ToolDefinition; args: unknown; effects: string[] };
+  | { kind: "needs_approval"; tool: ToolDefinition; args: unknown; effects: string[]; reason: PauseReason };
 
 /**
  * The executor's handling of one call, before anything runs: the tool must exist and have been sent
@@ -50,6 +50,7 @@ export function handleToolCall(input: HandleToolCallInput): { action: ToolCallAc
     tainted: input.tainted,
     grants: input.grants,
     sentTools: input.sentTools,
+    approvalAlways: input.settings.approval_always,
   });
   if (decision.kind === "refuse") return { action: { kind: "refuse", error: decision.reason, events: [] }, loopState };
   const parsed = parseToolArguments(tool, call.argumentsText);
@@ -65,7 +66,7 @@ export function handleToolCall(input: HandleToolCallInput): { action: ToolCallAc
   if (guards.tripped) return { action: { kind: "refuse", error: guards.tripped.error, events: guards.tripped.events }, loopState: guards.loopState };
   switch (decision.kind) {
     case "needs_approval":
-      return { action: { kind: "needs_approval", tool, args: parsed.args, effects: decision.effects }, loopState: guards.loopState };
+      return { action: { kind: "needs_approval", tool, args: parsed.args, effects: decision.effects, reason: decision.reason }, loopState: guards.loopState };
     case "execute":
       return { action: { kind: "execute", tool, args: parsed.args }, loopState: guards.loopState };
     default:

@@ -1,5 +1,6 @@
 import { generateSecretId } from "../../ids.ts";
 import { POLICY_VERSION, hashArguments, sealApproval } from "../../policy/approval-seal.ts";
+import type { PauseReason } from "../../policy/decide-tool-call.ts";
 import type { TaintSource } from "../../policy/taint-sources.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
@@ -15,6 +16,7 @@ export interface ApprovalRequest {
   tool: ToolDefinition;
   args: unknown;
   effects: string[];
+  reason: PauseReason;
 }
 
 export interface ParkOptions {
@@ -69,10 +71,18 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
           effects: fields.effects,
           expires_at: expiresAt.toISOString(),
           tainted_by: [...options.taintedBy],
+          reason: request.reason,
         },
       });
       stageToolCallUpdate(change, { id: request.call.rowId, status: "awaiting_approval", effects: fields.effects });
-      change.approvals.push({ ...fields, toolCallRowId: request.call.rowId, arguments: request.args, seal, taintedBy: options.taintedBy });
+      change.approvals.push({
+        ...fields,
+        toolCallRowId: request.call.rowId,
+        arguments: request.args,
+        seal,
+        taintedBy: options.taintedBy,
+        pauseReason: request.reason,
+      });
     }
   });
   await execution.flush();

@@ -43,7 +43,7 @@ export async function runToolCalls(execution: RunExecution, calls: readonly Pend
         answerToolCall(execution, call, { ok: false, error: action.error }, { events: action.events });
         break;
       case "needs_approval":
-        approvals.push({ call, tool: action.tool, args: action.args, effects: action.effects });
+        approvals.push({ call, tool: action.tool, args: action.args, effects: action.effects, reason: action.reason });
         break;
       case "execute":
         await executeToolCall(execution, call, action.tool, action.args);

@@ -17,7 +17,7 @@ const RUN_VIEW_SQL = preparedSql(
 SELECT r.id, r.chat_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode, r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
   (SELECT COALESCE(json_agg(json_build_object(
       'id', a.id, 'tool', a.tool, 'tool_call_id', a.tool_call_id, 'arguments', a.arguments,
-      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
+      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by, 'reason', a.pause_reason) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
     FROM approvals AS a JOIN tool_calls AS tc ON tc.id = a.tool_call_row_id
     WHERE a.run_id = r.id AND a.status = 'pending') AS pending_approvals
 FROM runs AS r
@@ -52,6 +52,7 @@ const runViewRow = z.object({
       expires_at: z.string(),
       /** Null in approvals recorded before taint sources were. */
       tainted_by: taintSourcesSchema.nullable(),
+      reason: z.enum(["tainted", "approval_always"]),
     }),
   ),
 });

@@ -96,3 +96,11 @@ export async function updateUserAccess(runner: SqlRunner, input: { userId: strin
 export async function deleteUserTokens(runner: SqlRunner, userId: string): Promise<number> {
   return queryRowCount(runner, "DELETE FROM api_tokens WHERE user_id = $1", [userId]);
 }
+
+const userRoleRow = z.object({ role: z.enum(USER_ROLES) });
+
+/** The role of an enabled user; undefined for a disabled or unknown one (the admin tools' check at each call). */
+export async function selectUserRole(runner: SqlRunner, userId: string): Promise<UserRole | undefined> {
+  const [row] = await queryParsed(runner, "SELECT role::text AS role FROM users WHERE id = $1 AND NOT disabled", [userId], userRoleRow);
+  return row?.role;
+}
