@@ -39,6 +39,8 @@ export const queryKeys = {
     all: ["users"] as const,
     list: () => ["users", "list"] as const,
   },
+  services: ["services"] as const,
+  audit: ["audit"] as const,
   /** The API's OpenAPI document (the settings' ranges come from it). */
   openapi: ["openapi"] as const,
   jobs: {

@@ -23,6 +23,10 @@ export function useUpdateSettings() {
   return useMutation({
     // The form sends only settings it read from GET /api/settings, with their own types.
     mutationFn: async (changes: Settings) => byName(await unwrap(api.PATCH("/api/settings", { body: changes as components["schemas"]["SettingsPatch"] }))),
-    onSuccess: (stored) => queryClient.setQueryData(queryKeys.settings, stored),
+    onSuccess: (stored) => {
+      queryClient.setQueryData(queryKeys.settings, stored);
+      // The change is the audit log's newest entry.
+      void queryClient.invalidateQueries({ queryKey: queryKeys.audit });
+    },
   });
 }

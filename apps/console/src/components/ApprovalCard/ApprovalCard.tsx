@@ -108,9 +108,11 @@ export function ApprovalCard({ approval, workspaceId, onDecisionError, context }
       </header>
       {context}
       <p className={styles.reason}>
-        {taint.length > 0
-          ? `Paused because this run read untrusted material: ${describeTaint(taint)}. Check that this call is what you want.`
-          : "This call needs your approval before it runs."}
+        {approval.reason === "approval_always"
+          ? `An admin asks for approval of every call of ${approval.tool}, whatever the run has read.`
+          : taint.length > 0
+            ? `Paused because this run read untrusted material: ${describeTaint(taint)}. Check that this call is what you want.`
+            : "This call needs your approval before it runs."}
       </p>
       {editing ? (
         <div className={styles.editor}>

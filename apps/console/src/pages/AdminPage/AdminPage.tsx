@@ -9,7 +9,10 @@ import { Loading } from "../../components/Loading/Loading.tsx";
 import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { SettingsForm } from "../../components/SettingsForm/SettingsForm.tsx";
+import { ServiceStatus } from "../../components/ServiceStatus/ServiceStatus.tsx";
 import { UserList } from "../../components/UserList/UserList.tsx";
+import { useUsers } from "../../api/use-users.ts";
+import { AuditLog } from "../../components/AuditLog/AuditLog.tsx";
 import styles from "./AdminPage.module.css";
 
 export function AdminPage() {
@@ -17,6 +20,8 @@ export function AdminPage() {
   const isAdmin = me.data?.role === "admin";
   const settings = useSettings(isAdmin);
   const ranges = useSettingRanges(isAdmin);
+  const users = useUsers(isAdmin);
+  const userNames = new Map((users.data ?? []).map((user) => [user.id, user.name]));
   if (me.isPending) return <Loading />;
   if (!isAdmin) {
     return (
@@ -30,6 +35,9 @@ export function AdminPage() {
     <div className={styles.page}>
       <PageHeader title="Admin" description="Settings apply to every run of this deployment; values outside a setting's range are brought into it." />
       <div className={styles.sections}>
+        <Panel title="Services">
+          <ServiceStatus />
+        </Panel>
         <Panel title="Users">
           <div className={styles.users}>
             <UserList />
@@ -40,6 +48,9 @@ export function AdminPage() {
           {settings.isPending && <Loading label="Loading settings…" />}
           {settings.isError && <Alert>{errorMessage(settings.error)}</Alert>}
           {settings.isSuccess && <SettingsForm settings={settings.data} ranges={ranges.data} />}
+        </Panel>
+        <Panel title="Audit log">
+          <AuditLog userNames={userNames} />
         </Panel>
       </div>
     </div>
