@@ -67,7 +67,12 @@ describe("GET /api/audit", () => {
     expect((await stack.request("PATCH", "/api/settings", { body: { agent_max_rounds: 30 } })).status).toBe(200);
     const { status, body } = await stack.request("GET", "/api/audit");
     expect(status).toBe(200);
-    expect(body.entries[0]).toMatchObject({ actor_id: adminId, action: "settings.updated", target: "settings", details: { changes: { agent_max_rounds: 30 } } });
+    expect(body.entries[0]).toMatchObject({
+      actor_id: adminId,
+      action: "settings.updated",
+      target: "settings",
+      details: { changes: { agent_max_rounds: 30 } },
+    });
     expect(body.entries[1]).toMatchObject({ actor_id: adminId, action: "approval.decided", details: { tool: "write_file", decision: "deny" } });
   });
 

@@ -39,7 +39,7 @@ const offer: ToolOfferContext = {
 
 function decide(
   candidate: ToolDefinition | undefined,
-  options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string; sentTools?: string[] } = {},
+  options: { tainted?: boolean; grants?: GrantRef[]; offer?: Partial<ToolOfferContext>; name?: string; sentTools?: string[]; approvalAlways?: string[] } = {},
 ) {
   return decideToolCall({
     tool: candidate,
@@ -48,6 +48,7 @@ function decide(
     tainted: options.tainted ?? false,
     grants: options.grants ?? [],
     sentTools: options.sentTools ?? null,
+    approvalAlways: options.approvalAlways ?? [],
   });
 }
 
@@ -57,12 +58,21 @@ describe("decideToolCall", () => {
   });
 
   it("once tainted, pauses process, write, network, admin, mcp and unclassified calls with their effects", () => {
-    expect(decide(runCommand, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["process"] });
-    expect(decide(writeFile, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["write"] });
-    expect(decide(fetchPage, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["network"] });
-    expect(decide(adminTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["admin"] });
-    expect(decide(mcpTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["mcp"] });
-    expect(decide(mystery, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["unclassified"] });
+    expect(decide(runCommand, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["process"], reason: "tainted" });
+    expect(decide(writeFile, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["write"], reason: "tainted" });
+    expect(decide(fetchPage, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["network"], reason: "tainted" });
+    expect(decide(adminTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["admin"], reason: "tainted" });
+    expect(decide(mcpTool, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["mcp"], reason: "tainted" });
+    expect(decide(mystery, { tainted: true })).toEqual({ kind: "needs_approval", effects: ["unclassified"], reason: "tainted" });
+  });
+
+  it("approval_always pauses a named or matching tool tainted or not, even a read; a grant still covers it; refusals come first", () => {
+    expect(decide(writeFile, { approvalAlways: ["write_file"] })).toEqual({ kind: "needs_approval", effects: ["write"], reason: "approval_always" });
+    expect(decide(readFile, { approvalAlways: ["read_*"] })).toEqual({ kind: "needs_approval", effects: ["read"], reason: "approval_always" });
+    expect(decide(mcpTool, { tainted: true, approvalAlways: ["mcp_*"] })).toMatchObject({ kind: "needs_approval", reason: "approval_always" });
+    expect(decide(writeFile, { approvalAlways: ["write_files", "write"] })).toEqual({ kind: "execute" });
+    expect(decide(writeFile, { approvalAlways: ["write_file"], grants: [{ tool: "write_file", effects: ["write"] }] })).toEqual({ kind: "execute" });
+    expect(decide(writeFile, { approvalAlways: ["write_file"], sentTools: ["read_file"] }).kind).toBe("refuse");
   });
 
   it("once tainted, read-only calls still execute", () => {

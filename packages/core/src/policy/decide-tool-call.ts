@@ -26,8 +26,13 @@ export interface DecideToolCallInput {
    * refused (an empty list in a final answer round). Null: not recorded, only the offer is checked.
    */
   sentTools?: readonly string[] | null;
-  /** The setting `approval_always`: tools whose every call pauses, tainted or not, whatever the grants. */
+  /** The setting `approval_always`: tools (or `prefix*` patterns) whose every call pauses, tainted or not, unless a grant covers it. */
   approvalAlways?: readonly string[];
+}
+
+/** An `approval_always` entry: a tool's name, or a prefix ending in `*` (`mcp__github__*`). */
+export function matchesToolPattern(pattern: string, toolName: string): boolean {
+  return pattern.endsWith("*") ? toolName.startsWith(pattern.slice(0, -1)) : pattern === toolName;
 }
 
 export function grantCovers(grant: GrantRef, toolName: string, effects: readonly string[]): boolean {
@@ -52,9 +57,9 @@ export function decideToolCall(input: DecideToolCallInput): ToolCallDecision {
     };
   }
   const effects = effectLabels(input.tool);
-  // An admin's "always ask" is stronger than a person's earlier "allow for this run/chat".
-  if (input.approvalAlways?.includes(input.toolName)) return { kind: "needs_approval", effects, reason: "approval_always" };
-  if (!input.tainted || !needsApprovalWhenTainted(input.tool)) return { kind: "execute" };
+  const always = input.approvalAlways?.some((entry) => matchesToolPattern(entry, input.toolName)) ?? false;
+  if (!always && (!input.tainted || !needsApprovalWhenTainted(input.tool))) return { kind: "execute" };
+  // A person's "allow for this run/chat" is an answer to the question, whoever made it be asked.
   if (input.grants.some((grant) => grantCovers(grant, input.toolName, effects))) return { kind: "execute" };
-  return { kind: "needs_approval", effects, reason: "tainted" };
+  return { kind: "needs_approval", effects, reason: always ? "approval_always" : "tainted" };
 }

@@ -54,7 +54,7 @@ export type AgentSettings = { [K in NumericSettingName]: number } & { [K in Tool
    * instead of an empty network namespace. Default false.
    */
   process_network: boolean;
-  /** Tool names whose every call pauses for approval, tainted or not; grants do not cover them. Default none. */
+  /** Tool names (or `prefix*` patterns) whose every call pauses for approval, tainted or not; grants still apply. Default none. */
   approval_always: string[];
 };
 
@@ -71,13 +71,13 @@ const allowEntry = z
   .max(300)
   .regex(/^[A-Za-z0-9.:[\]/_-]+$/, "a host name, IP address or CIDR range, with an optional :port");
 
-/** A tool's name as the model calls it (`write_file`, `mcp__server__tool`). */
+/** A tool's name as the model calls it (`write_file`, `mcp__server__tool`), or a prefix ending in `*` (`mcp__server__*`). */
 const toolNameEntry = z
   .string()
   .trim()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9_.-]+$/, "a tool name (letters, digits, _ . -)");
+  .regex(/^[A-Za-z0-9_.-]+\*?$/, "a tool name (letters, digits, _ . -), or a prefix of one ending in *");
 
 /** The PATCH body: every field optional, numbers clamped afterwards, unknown fields refused. */
 export const settingsPatchSchema = z
