@@ -932,7 +932,7 @@ export interface components {
              */
             agent_stream_timeout_seconds: number;
             /**
-             * @description tool names whose every call pauses for approval, tainted or not; grants do not cover them
+             * @description tool names, or prefixes ending in `*` (`mcp__github__*`), whose every call pauses for approval, tainted or not (a grant still covers later calls)
              * @default []
              */
             approval_always: string[];
