@@ -29,13 +29,11 @@ export const settingsSchema = z
     ...familyFlags,
     web_fetch_allow: z.array(z.string()).meta({ default: [], description: "hosts or CIDR ranges, optional port, that fetch_page may reach although private" }),
     process_network: z.boolean().meta({ default: false, description: "commands and jobs share the host's network" }),
-    approval_always: z
-      .array(z.string())
-      .meta({
-        default: [],
-        description:
-          "tool names, or prefixes ending in `*` (`mcp__github__*`), whose every call pauses for approval, tainted or not (a grant still covers later calls)",
-      }),
+    approval_always: z.array(z.string()).meta({
+      default: [],
+      description:
+        "tool names, or prefixes ending in `*` (`mcp__github__*`), whose every call pauses for approval, tainted or not (a grant still covers later calls)",
+    }),
   })
   .meta({ id: "Settings" });
 
