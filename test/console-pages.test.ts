@@ -103,8 +103,10 @@ describe("workspaces", () => {
 
 describe("tools", () => {
   it("lists what a run with the chosen switches would be offered", async () => {
-    await stack.createWorkspace();
-    const page = await open();
+    // Not an admin: an admin's runs are also offered the admin tools, whatever the switches.
+    const user = await stack.createUser("tools-page-user");
+    await stack.createWorkspace(user.token);
+    const page = await open(user.token);
     await navigate(page, "Tools");
     const tools = page.getByRole("list", { name: "Offered tools" });
     const offered = (name: string) => tools.getByText(name, { exact: true });

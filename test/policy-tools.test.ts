@@ -9,6 +9,7 @@ import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } 
 const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "edit_file"];
 const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
+const ADMIN_TOOLS = ["get_settings", "update_settings", "service_status"];
 
 interface Switches {
   mode: "agent" | "guide";
@@ -18,13 +19,14 @@ interface Switches {
   workspace: boolean;
 }
 
-/** What docs/design.md/API.md say a run with these switches is offered (no admin-only tool ships yet). */
-function expectedToolNames(switches: Switches): string[] {
+/** What docs/design.md/API.md say a run with these switches is offered; the admin tools go to admins only. */
+function expectedToolNames(switches: Switches, role: "admin" | "user"): string[] {
   if (switches.mode === "guide") return [];
   return [
     ...(switches.workspace ? FILE_TOOLS : []),
     ...(switches.workspace && switches.allowBash ? PROCESS_TOOLS : []),
     ...(switches.allowWebSearch && switches.useWeb ? WEB_TOOLS : []),
+    ...(role === "admin" ? ADMIN_TOOLS : []),
   ].sort();
 }
 
@@ -91,7 +93,7 @@ describe("which tools a run is offered, and the executor's re-check", () => {
         expect({ switches, token: token ? "member" : "admin", names }).toEqual({
           switches,
           token: token ? "member" : "admin",
-          names: expectedToolNames(switches),
+          names: expectedToolNames(switches, token ? "user" : "admin"),
         });
       }
     }
@@ -108,10 +110,12 @@ describe("which tools a run is offered, and the executor's re-check", () => {
   });
 
   it("GET /api/tools defaults: agent mode, no bash, web search allowed but web tools off", async () => {
-    const withoutWorkspace = await stack.request("GET", "/api/tools");
+    const withoutWorkspace = await stack.request("GET", "/api/tools", { token: member.token });
     expect(withoutWorkspace.body.tools).toEqual([]);
-    const withWorkspace = await stack.request("GET", `/api/tools?workspace_id=${adminWorkspace}`);
+    const withWorkspace = await stack.request("GET", `/api/tools?workspace_id=${memberWorkspace}`, { token: member.token });
     expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS].sort());
+    const admins = await stack.request("GET", "/api/tools");
+    expect(admins.body.tools.map((tool: any) => tool.name).sort()).toEqual([...ADMIN_TOOLS].sort());
   });
 
   it("GET /api/tools refuses someone else's workspace (404) and bad switch values (400)", async () => {
@@ -160,7 +164,7 @@ describe("which tools a run is offered, and the executor's re-check", () => {
       const offered = (await stack.request("GET", toolsQuery(switches, workspaceId), { token })).body.tools;
       const received = sent[0]!.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters }));
       expect(received).toEqual(offered.map((tool: any) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })));
-      expect(received.map((tool) => tool.name).sort()).toEqual(expectedToolNames(switches));
+      expect(received.map((tool) => tool.name).sort()).toEqual(expectedToolNames(switches, token ? "user" : "admin"));
     }
   });
 

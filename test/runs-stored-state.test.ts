@@ -53,6 +53,7 @@ describe("what the API answers about a run is what Postgres holds", () => {
         effects: approval.effects,
         expires_at: approval.expiresAt.toISOString(),
         tainted_by: approval.taintedBy,
+        reason: approval.pauseReason,
       })),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
