@@ -1,4 +1,4 @@
-import { InvalidRequestError } from "../errors/agentq-error.ts";
+import { encodeTimeCursor, parseTimeCursor } from "../lists/time-cursor.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { type AuditEntryRow, selectAuditEntries } from "../store/statements/audit-statements.ts";
 
@@ -20,30 +20,16 @@ export interface AuditPage {
 
 /** The audit log, newest first, `limit` at a time; `before` is the `next_before` of the previous page. */
 export async function listAuditEntries(prisma: PrismaClient, options: { limit: number; before?: string | undefined }): Promise<AuditPage> {
-  const after = options.before === undefined ? null : parseAuditCursor(options.before);
+  const after = options.before === undefined ? null : parseTimeCursor(options.before);
   const rows = await selectAuditEntries(sqlPoolOf(prisma), { after, limit: options.limit + 1 });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   return {
     entries: page.map(toAuditEntryView),
-    next_before: rows.length > options.limit && last !== undefined ? auditCursor(last) : null,
+    next_before: rows.length > options.limit && last !== undefined ? encodeTimeCursor(last.at, last.id) : null,
   };
 }
 
 function toAuditEntryView(row: AuditEntryRow): AuditEntryView {
   return { id: row.id, at: row.at.toISOString(), actor_id: row.actor_id, action: row.action, target: row.target, details: row.details };
-}
-
-function auditCursor(row: AuditEntryRow): string {
-  return Buffer.from(JSON.stringify([row.at.toISOString(), row.id])).toString("base64url");
-}
-
-function parseAuditCursor(cursor: string): { at: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (typeof at === "string" && typeof id === "string" && !Number.isNaN(Date.parse(at))) return { at: new Date(at), id };
-  } catch {
-    // Falls through to the one answer for any cursor this API did not write.
-  }
-  throw new InvalidRequestError("query: before: not a cursor this API gave (use the next_before of a previous page)", { field: "before" });
 }

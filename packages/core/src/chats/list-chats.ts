@@ -1,4 +1,4 @@
-import { InvalidRequestError } from "../errors/agentq-error.ts";
+import { encodeTimeCursor, parseTimeCursor } from "../lists/time-cursor.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { type ChatActivityRow, selectChatsByActivity } from "../store/statements/chat-list-statements.ts";
 import type { RunStatus } from "../runs/run-status.ts";
@@ -26,13 +26,14 @@ export interface ChatPage {
  * so chats that become active meanwhile do not shift the pages that follow.
  */
 export async function listChats(prisma: PrismaClient, userId: string, options: { limit: number; before?: string | undefined }): Promise<ChatPage> {
-  const after = options.before === undefined ? null : parseChatCursor(options.before);
+  const cursor = options.before === undefined ? null : parseTimeCursor(options.before);
+  const after = cursor === null ? null : { activityAt: cursor.at, chatId: cursor.id };
   const rows = await selectChatsByActivity(sqlPoolOf(prisma), { userId, after, limit: options.limit + 1 });
   const page = rows.slice(0, options.limit);
   const last = page.at(-1);
   return {
     chats: page.map(toChatSummary),
-    next_before: rows.length > options.limit && last !== undefined ? chatCursor(last) : null,
+    next_before: rows.length > options.limit && last !== undefined ? encodeTimeCursor(last.activity_at, last.id) : null,
   };
 }
 
@@ -48,20 +49,4 @@ function toChatSummary(row: ChatActivityRow): ChatSummaryView {
         ? { id: row.last_run_id, status: row.last_run_status, created_at: row.last_run_created_at.toISOString() }
         : null,
   };
-}
-
-function chatCursor(row: ChatActivityRow): string {
-  return Buffer.from(JSON.stringify([row.activity_at.toISOString(), row.id])).toString("base64url");
-}
-
-function parseChatCursor(cursor: string): { activityAt: Date; chatId: string } {
-  try {
-    const [activityAt, chatId] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    if (typeof activityAt === "string" && typeof chatId === "string" && !Number.isNaN(Date.parse(activityAt))) {
-      return { activityAt: new Date(activityAt), chatId };
-    }
-  } catch {
-    // Falls through to the one answer for any cursor this API did not write.
-  }
-  throw new InvalidRequestError("query: before: not a cursor this API gave (use the next_before of a previous page)", { field: "before" });
 }
