@@ -131,7 +131,7 @@ describe("the agentq CLI", () => {
     expect(result.stdout).toContain("allowed (allow_task)");
     expect(result.stdout).toContain("→ write_file out.txt");
     // Streamed as deltas and completed by message.completed: printed once.
-    expect(result.stdout.trimEnd().endsWith("the milk is noted")).toBe(true);
+    expect(result.stdout.trimEnd().endsWith("the milk is noted"), result.stdout).toBe(true);
     expect(result.stdout.split("the milk is noted")).toHaveLength(2);
   });
 

@@ -2,6 +2,7 @@ import { createInterface } from "node:readline/promises";
 import type { Readable, Writable } from "node:stream";
 import { AgentqApiError, type ApprovalDecision, createAgentqClient, decideApproval, FollowRunError, followRun, type RunEvent, unwrap } from "@agentq/client";
 import { describeToolCall } from "./describe-tool-call.ts";
+import { createTextPrinter } from "./text-printer.ts";
 
 export const EXIT_COMPLETED = 0;
 export const EXIT_FAILED = 1;
@@ -51,34 +52,19 @@ export async function runCommand(options: RunCommandOptions, io: CommandIo): Pro
     );
     io.stderr.write(`run ${run.id} in chat ${chatId}\n`);
 
-    // What the current message has streamed: a message whose deltas were missed (a reconnect) is printed whole.
-    let streamed = "";
-    let atLineStart = true;
-    const line = (text: string) => {
-      if (!atLineStart) say("\n");
-      say(`${text}\n`);
-      atLineStart = true;
-    };
+    const printer = createTextPrinter(say);
+    const line = printer.line;
     const last = await followRun({
       baseUrl: options.url,
       token: options.token,
       runId: run.id,
-      onDelta: (text) => {
-        streamed += text;
-        say(text);
-        atLineStart = text.endsWith("\n");
-      },
+      onDelta: (text) => printer.delta(text),
       onReconnect: (attempt) => complain(`connection lost; reconnecting (attempt ${attempt})`),
       onEvent: async (event) => {
         switch (event.type) {
-          case "message.completed": {
-            const content = typeof event.data.content === "string" ? event.data.content : "";
-            if (content.startsWith(streamed) && content.length > streamed.length) say(content.slice(streamed.length));
-            if (content.length > 0 && !content.endsWith("\n")) say("\n");
-            atLineStart = true;
-            streamed = "";
+          case "message.completed":
+            printer.messageCompleted(typeof event.data.content === "string" ? event.data.content : "");
             break;
-          }
           case "tool.started":
             line(`→ ${describeToolCall(String(event.data.tool), event.data.arguments)}`);
             break;
@@ -105,7 +91,7 @@ export async function runCommand(options: RunCommandOptions, io: CommandIo): Pro
         arguments: args,
       } = event.data as { approval_id: string; tool: string; effects: string[]; arguments: unknown };
       line(`? ${tool} needs your approval (effects: ${effects.join(", ")})`);
-      say(`${JSON.stringify(args, null, 2)}\n`);
+      printer.write(`${JSON.stringify(args, null, 2)}\n`);
       let decision = options.approve;
       if (decision === undefined && prompt) {
         while (decision === undefined) {

@@ -7,8 +7,8 @@ export type Schemas = components["schemas"];
 export interface AgentqClientOptions {
   /** Where the API answers, e.g. `http://127.0.0.1:3000` (no trailing `/api`). */
   baseUrl: string;
-  /** An API token (`aq_...`), sent as `Authorization: Bearer`. */
-  token: string;
+  /** An API token (`aq_...`), sent as `Authorization: Bearer`; a function is asked at each request (a session that changes). */
+  token: string | (() => string | null | undefined);
   /** Default: the global fetch. */
   fetch?: typeof globalThis.fetch;
 }
@@ -39,7 +39,8 @@ export function createAgentqClient(options: AgentqClientOptions): AgentqClient {
   const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ""), ...(options.fetch ? { fetch: options.fetch } : {}) });
   client.use({
     onRequest({ request }) {
-      request.headers.set("authorization", `Bearer ${options.token}`);
+      const token = typeof options.token === "function" ? options.token() : options.token;
+      if (token) request.headers.set("authorization", `Bearer ${token}`);
       return request;
     },
   });

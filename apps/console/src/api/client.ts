@@ -1,25 +1,19 @@
-import createClient, { type Middleware } from "openapi-fetch";
+import { createAgentqClient } from "@agentq/client/http";
 import { ApiError, apiErrorFromBody, networkError } from "./api-error.ts";
-import type { paths } from "./schema.gen.ts";
 import { clearToken, readToken } from "./token-store.ts";
 
-/** Every /api call carries the session's token; a 401 ends the session (the token was revoked). */
-const authentication: Middleware = {
-  onRequest({ request }) {
-    const token = readToken();
-    if (token) request.headers.set("Authorization", `Bearer ${token}`);
-    return request;
-  },
+/**
+ * @agentq/client, typed from the OpenAPI document; same origin as the console, so paths are relative.
+ * Every call carries the session's token, and a 401 ends the session (the token was revoked).
+ */
+export const api = createAgentqClient({ baseUrl: "", token: readToken });
+api.use({
   onResponse({ request, response }) {
     const sent = request.headers.get("Authorization");
     if (response.status === 401 && sent !== null && sent === `Bearer ${readToken()}`) clearToken("refused");
     return response;
   },
-};
-
-/** Typed from the OpenAPI document; same origin as the console, so paths are relative. */
-export const api = createClient<paths>({ baseUrl: "" });
-api.use(authentication);
+});
 
 interface FetchResult<T> {
   data?: T;
