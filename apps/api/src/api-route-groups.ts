@@ -5,6 +5,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from "./openapi/build-open
 import { approvalRoutes } from "./routes/approvals.ts";
 import { chatRoutes } from "./routes/chats.ts";
 import { jobRoutes } from "./routes/jobs.ts";
+import { mcpServerRoutes } from "./routes/mcp-servers.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { toolRoutes } from "./routes/tools.ts";
@@ -37,6 +38,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
+  { tag: "mcp", description: "MCP servers as tool sources (admin)", routes: mcpServerRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },
 ];
 

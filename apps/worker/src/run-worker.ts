@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import {
   acquireRun,
   buildToolEnvironment,
+  composeToolCatalog,
   createAgentqTools,
   createPrismaClient,
   createToolRegistry,
@@ -14,6 +15,7 @@ import {
   JobSupervisor,
   logSandboxAvailability,
   markLostJobs,
+  McpConnections,
   type ModelResolver,
   type PrismaClient,
   probeProcessSandbox,
@@ -114,7 +116,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const registry = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  // The registered MCP servers' tools join the fixed ones while their server is connected.
+  const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
+  await mcp.start();
+  const tools = composeToolCatalog(registry, () => mcp.tools());
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
@@ -260,6 +266,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       try {
         await worker.close();
         await jobs.close();
+        await mcp.close();
       } finally {
         clearTimeout(deadline);
         await subscriber.quit().catch(() => undefined);
