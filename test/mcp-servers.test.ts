@@ -3,7 +3,7 @@
 // through the same gate as any tool. The servers are real: test/fixtures/mcp-fixture-server.mjs over
 // stdio (in the real sandbox) and over Streamable HTTP on a loopback port.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -237,6 +237,11 @@ describe("MCP servers", () => {
     expect(environment).toEqual({ FIXTURE_SECRET: ENV_SECRET, HOME: "/tmp", PWD: "/tmp" });
     expect(JSON.stringify(environment)).not.toContain("worker-only");
     expect(results[1]).toMatchObject({ ok: true }); // the host is readable...
+    // The env travels in the server's environment, never in an argv any host process could read.
+    for (const pid of (await readdir("/proc")).filter((entry) => /^\d+$/.test(entry))) {
+      const commandLine = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+      expect(commandLine).not.toContain(ENV_SECRET);
+    }
 
     const [privateWorkspace] = await stack.prisma.$queryRawUnsafe<{ root_path: string }[]>("SELECT root_path FROM workspaces WHERE id = $1", workspaceId);
     const privatePath = privateWorkspace!.root_path;

@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { createUnconfinedSandbox } from "../tools/process/sandbox/bubblewrap-sandbox.ts";
 import type { ProcessSandbox } from "../tools/process/sandbox/process-sandbox.ts";
 import { checkUrlBeforeConnect, createGuardedLookup, type HostResolver, systemHostResolver } from "../tools/web/ssrf/ssrf-guard.ts";
 import { parseWebFetchAllowList } from "../tools/web/ssrf/web-fetch-allow-list.ts";
@@ -36,20 +37,14 @@ export function openMcpTransport(target: McpTransportTarget, secrets: McpServerS
     const request = {
       file: target.command,
       args: target.args,
-      environment: secrets.env,
+      environment: { HOME: "/tmp", ...secrets.env },
       network: target.network,
       hiddenPaths: options.hiddenPaths.filter((path) => existsSync(path)),
+      inheritedVariables: DEFAULT_INHERITED_ENV_VARS,
     };
-    const invocation = options.sandbox
-      ? options.sandbox.serverInvocation(request)
-      : {
-          file: "/usr/bin/env",
-          args: ["-i", ...Object.entries({ HOME: "/tmp", ...secrets.env }).map(([key, value]) => `${key}=${value}`), target.command, ...target.args],
-          env: {},
-          cwd: "/tmp",
-        };
-    // The SDK adds a few of the worker's variables (HOME, PATH, USER...) to the spawned process: the
-    // invocation is bwrap --clearenv or env -i, so none reaches the server.
+    const invocation = (options.sandbox ?? createUnconfinedSandbox()).serverInvocation(request);
+    // The SDK adds some of the worker's variables (HOME, PATH, USER...) to the spawned process's
+    // environment; the invocation removes them again (bwrap --unsetenv, env -u) unless the registration sets them.
     return new StdioClientTransport({ command: invocation.file, args: invocation.args, env: invocation.env, cwd: invocation.cwd, stderr: "ignore" });
   }
   if (target.url === null) throw new Error("an http server needs a url");

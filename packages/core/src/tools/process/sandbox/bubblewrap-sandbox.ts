@@ -104,10 +104,10 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
       bwrap.push("--ro-bind", "/", "/");
       for (const path of request.hiddenPaths) bwrap.push("--tmpfs", path);
       bwrap.push("--tmpfs", "/run", "--proc", "/proc", "--dev", "/dev", "--size", String(limits.tmpSizeBytes), "--tmpfs", "/tmp", "--chdir", "/tmp");
-      bwrap.push("--clearenv");
-      for (const [name, value] of Object.entries({ HOME: "/tmp", ...request.environment })) bwrap.push("--setenv", name, value);
+      // bwrap passes its own environment on: the server's, minus what the spawner added.
+      for (const name of request.inheritedVariables) if (!(name in request.environment)) bwrap.push("--unsetenv", name);
       bwrap.push("--", request.file, ...request.args);
-      return { file: options.bwrapPath, args: bwrap, env: {}, cwd: "/" };
+      return { file: options.bwrapPath, args: bwrap, env: { HOME: "/tmp", ...request.environment }, cwd: "/" };
     },
     async spawn(request) {
       const cgroup = options.cgroups ? await options.cgroups.create(limits.maxProcesses) : null;
@@ -178,11 +178,16 @@ export function createUnconfinedSandbox(): ProcessSandbox {
     mode: "off",
     enforcement: { confinement: "none: PROCESS_SANDBOX=off" },
     invocation,
-    // `env -i`: the server gets its given environment and nothing of the worker's, even unconfined.
+    // Unconfined, the server still gets its given environment only: `env -u` drops what the spawner added.
     serverInvocation: (request) => ({
       file: "/usr/bin/env",
-      args: ["-i", ...Object.entries({ HOME: "/tmp", ...request.environment }).map(([name, value]) => `${name}=${value}`), request.file, ...request.args],
-      env: {},
+      args: [
+        ...request.inheritedVariables.filter((name) => !(name in request.environment)).flatMap((name) => ["-u", name]),
+        "--",
+        request.file,
+        ...request.args,
+      ],
+      env: { HOME: "/tmp", ...request.environment },
       cwd: "/tmp",
     }),
     async spawn(request) {

@@ -28,8 +28,13 @@ export interface ServerSandboxRequest {
   /** The program (a path, or a name looked up on the request's PATH) and its arguments; no shell. */
   file: string;
   args: string[];
-  /** The server's whole environment (HOME is the private /tmp unless given). */
+  /**
+   * The server's whole environment (HOME is the private /tmp unless given). It travels in the spawned
+   * process's environment, never in its argv (which any host process could read in /proc).
+   */
   environment: Record<string, string>;
+  /** Variables the spawner adds to the environment it is given (the MCP SDK adds PATH, HOME, USER...): removed before the server starts unless `environment` names them. */
+  inheritedVariables: readonly string[];
   /** Share the host's network; false = an empty network namespace. */
   network: boolean;
   /** Host directories hidden behind an empty tmpfs (the workspaces root: other users' files). */
