@@ -91,6 +91,17 @@ describe("MCP servers", () => {
       expect(refused.status, name).toBe(400);
       expect(refused.body.error.code).toBe("invalid_request");
     }
+    // A refused registration does not echo its secrets either.
+    for (const body of [
+      stdioServer("x", { env: { "1BAD": ENV_SECRET } }),
+      stdioServer("x", { env: { OK: ENV_SECRET.repeat(1000) } }),
+      { name: "x", transport: "http", url: "http://a.example/", headers: { "bad header": HEADER_SECRET } },
+    ]) {
+      const refused = await stack.request("POST", "/api/mcp/servers", { body });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).not.toContain(ENV_SECRET);
+      expect(JSON.stringify(refused.body)).not.toContain(HEADER_SECRET);
+    }
     const noCommand = await stack.request("POST", "/api/mcp/servers", { body: { name: "x", transport: "stdio" } });
     expect(noCommand.status).toBe(400);
     const badUrl = await stack.request("POST", "/api/mcp/servers", { body: { name: "x", transport: "http", url: "file:///etc/passwd" } });

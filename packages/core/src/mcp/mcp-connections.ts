@@ -30,6 +30,8 @@ export interface McpConnectionsOptions {
   maxBackoffMs?: number;
   /** Connecting and listing tools must answer within this. Default 30 s. */
   connectTimeoutMs?: number;
+  /** `start` waits this long at most for the first connections (a slow server must not hold the worker's start). Default 5 s. */
+  startWaitMs?: number;
 }
 
 interface ServerConnection {
@@ -65,11 +67,19 @@ export class McpConnections {
     this.key = deriveMcpSecretsKey(options.deploymentSecret);
   }
 
-  /** Reads the registrations and connects to each (waits for the first attempts), then keeps watching. */
+  /** Reads the registrations and connects to each (waits a little for the first attempts), then keeps watching. */
   async start(): Promise<void> {
-    await this.sync();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.sync().then(({ connected }) => connected),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.options.startWaitMs ?? 5000);
+      }),
+    ]);
+    clearTimeout(timer);
     const again = () => {
       this.poll = setTimeout(() => {
+        // Connections made by a poll are not waited for: a slow server must not delay noticing removals.
         void this.sync().finally(() => {
           if (!this.closed) again();
         });
@@ -92,15 +102,16 @@ export class McpConnections {
     this.offered = [];
   }
 
-  private async sync(): Promise<void> {
+  /** Reads the registrations, drops the removed servers and starts connecting the new ones; `connected` settles when their first attempts have. */
+  private async sync(): Promise<{ connected: Promise<unknown> }> {
     let rows: McpServerRow[];
     try {
       rows = await selectMcpServers(sqlPoolOf(this.options.prisma), { enabledOnly: true });
     } catch (error) {
       this.options.logger.warn({ err: error }, "could not read the MCP server registrations; keeping the current connections");
-      return;
+      return { connected: Promise.resolve() };
     }
-    if (this.closed) return;
+    if (this.closed) return { connected: Promise.resolve() };
     const current = new Set(rows.map((row) => row.id));
     const gone = [...this.connections.values()].filter((connection) => !current.has(connection.row.id));
     for (const connection of gone) this.connections.delete(connection.row.id);
@@ -109,7 +120,8 @@ export class McpConnections {
     for (const row of added) {
       this.connections.set(row.id, { row, client: null, status: "connecting", error: null, listed: [], tools: [], attempts: 0, retry: null, removed: false });
     }
-    await Promise.all([...gone.map((connection) => this.drop(connection)), ...added.map((row) => this.connect(this.connections.get(row.id)!))]);
+    await Promise.all(gone.map((connection) => this.drop(connection)));
+    return { connected: Promise.all(added.map((row) => this.connect(this.connections.get(row.id)!))) };
   }
 
   private async drop(connection: ServerConnection): Promise<void> {
