@@ -4,8 +4,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { createUnconfinedSandbox } from "../tools/process/sandbox/bubblewrap-sandbox.ts";
 import type { ProcessSandbox } from "../tools/process/sandbox/process-sandbox.ts";
-import { checkUrlBeforeConnect, createGuardedLookup, type HostResolver, systemHostResolver } from "../tools/web/ssrf/ssrf-guard.ts";
+import { type HostResolver, systemHostResolver } from "../tools/web/ssrf/ssrf-guard.ts";
 import { parseWebFetchAllowList } from "../tools/web/ssrf/web-fetch-allow-list.ts";
+import { createGuardedFetch } from "./guarded-fetch.ts";
 import type { McpServerSecrets } from "./mcp-secrets.ts";
 
 export interface McpTransportTarget {
@@ -53,16 +54,7 @@ export function openMcpTransport(target: McpTransportTarget, secrets: McpServerS
   const resolveHost = options.resolveHost ?? systemHostResolver;
   return new StreamableHTTPClientTransport(url, {
     requestInit: { headers: secrets.headers },
-    // Every request is checked: the URL's scheme and host, and every address the host resolves to.
-    fetch: async (input, init) => {
-      const requestUrl = new URL(input instanceof Request ? input.url : String(input));
-      checkUrlBeforeConnect(requestUrl, allowList);
-      await new Promise<void>((resolve, reject) =>
-        createGuardedLookup({ url: requestUrl, allowList, resolve: resolveHost })(requestUrl.hostname.replace(/^\[|\]$/g, ""), { all: true }, (error) =>
-          error ? reject(error) : resolve(),
-        ),
-      );
-      return fetch(input, { ...init, redirect: "manual" });
-    },
+    // Every request connects only where the SSRF guard allows (the addresses checked are the ones connected to).
+    fetch: createGuardedFetch({ allowList, resolve: resolveHost }),
   });
 }
