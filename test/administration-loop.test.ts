@@ -129,6 +129,33 @@ describe("admin tools", () => {
     });
   });
 
+  it("registers, lists and removes an MCP server, each change in the audit log; secrets are not taken from tool arguments", async () => {
+    const chatId = await admin.createChat();
+    const runId = await admin.startRun(chatId, [
+      step(call("m1", "add_mcp_server", { name: "fixture", transport: "stdio", command: "node", args: ["server.mjs"], env: { TOKEN: "s3cret" } })),
+      step(call("m2", "add_mcp_server", { name: "web", transport: "http", command: "node" })),
+      step(call("m3", "list_mcp_servers", {})),
+      step(call("m4", "remove_mcp_server", { name: "fixture" })),
+      step(call("m5", "remove_mcp_server", { name: "fixture" })),
+      { text: "done" },
+    ]);
+    expect(await admin.execute(runId)).toMatchObject({ kind: "completed" });
+    const results = (await admin.events(runId)).filter((event) => event.type === "tool.completed").map((event) => event.data);
+    expect(results.map((result) => result.ok)).toEqual([true, false, true, true, false]);
+    expect(String(results[1]?.error)).toMatch(/invalid registration: .*url/);
+    expect(String(results[2]?.result)).toContain('"name": "fixture"');
+    expect(String(results[4]?.error)).toMatch(/not found/i);
+    const { entries } = await listAuditEntries(admin.prisma, { limit: 10 });
+    const changes = entries.filter((entry) => entry.action.startsWith("mcp_server.")).map((entry) => [entry.action, entry.target, entry.actor_id]);
+    expect(changes).toEqual([
+      ["mcp_server.removed", "mcp_server:fixture", admin.userId],
+      ["mcp_server.added", "mcp_server:fixture", admin.userId],
+    ]);
+    expect(entries.find((entry) => entry.action === "mcp_server.added")?.details).toMatchObject({ command: "node", env_names: [] });
+    const stored = await admin.prisma.$queryRawUnsafe<{ n: bigint }[]>("SELECT count(*) AS n FROM mcp_servers WHERE secrets IS NOT NULL");
+    expect(Number(stored[0]?.n)).toBe(0);
+  });
+
   it("bad changes are a tool error and change nothing", async () => {
     const chatId = await admin.createChat();
     const runId = await admin.startRun(chatId, [step(call("u2", "update_settings", { changes: { no_such_setting: 1 } })), { text: "done" }]);

@@ -9,7 +9,7 @@ import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } 
 const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "edit_file"];
 const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
-const ADMIN_TOOLS = ["get_settings", "update_settings", "service_status"];
+const ADMIN_TOOLS = ["get_settings", "update_settings", "list_mcp_servers", "add_mcp_server", "remove_mcp_server", "service_status"];
 
 interface Switches {
   mode: "agent" | "guide";

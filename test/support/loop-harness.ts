@@ -69,6 +69,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
   // The admin tools act on this database; the queue is the cross-process tests' business.
   const administration = {
     prisma,
+    deploymentSecret: "loop-harness-approval-secret",
     queueCounts: async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0 }),
     sandbox: { available: false as const, reason: "no sandbox in-process" },
     now: systemClock,

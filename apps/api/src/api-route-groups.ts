@@ -6,6 +6,7 @@ import { administrationRoutes } from "./routes/administration.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { chatRoutes } from "./routes/chats.ts";
 import { jobRoutes } from "./routes/jobs.ts";
+import { mcpServerRoutes } from "./routes/mcp-servers.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { toolRoutes } from "./routes/tools.ts";
@@ -39,6 +40,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "administration", description: "Services status and the audit log (admin)", routes: administrationRoutes },
+  { tag: "mcp", description: "MCP servers as tool sources (admin)", routes: mcpServerRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },
 ];
 

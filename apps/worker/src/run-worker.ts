@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import {
   acquireRun,
   buildToolEnvironment,
+  composeToolCatalog,
   createAgentqTools,
   createPrismaClient,
   createToolRegistry,
@@ -14,6 +15,7 @@ import {
   JobSupervisor,
   logSandboxAvailability,
   markLostJobs,
+  McpConnections,
   type ModelResolver,
   type PrismaClient,
   probeProcessSandbox,
@@ -119,11 +121,16 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   });
   const administration = {
     prisma,
+    deploymentSecret: approvalSecret,
     queueCounts: () => runQueue.jobCounts(),
     sandbox: sandbox === null ? { available: false as const, reason: "the process sandbox is not available on this worker" } : { available: true as const },
     now: () => systemClock(),
   };
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration }));
+  const registry = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration }));
+  // The registered MCP servers' tools join the fixed ones while their server is connected.
+  const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
+  await mcp.start();
+  const tools = composeToolCatalog(registry, () => mcp.tools());
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
@@ -279,6 +286,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       try {
         await worker.close();
         await jobs.close();
+        await mcp.close();
       } finally {
         clearTimeout(deadline);
         await subscriber.quit().catch(() => undefined);

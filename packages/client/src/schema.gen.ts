@@ -221,6 +221,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The registered MCP servers, with their status (admin) */
+        get: operations["listMcpServers"];
+        put?: never;
+        /**
+         * Register an MCP server (admin)
+         * @description `stdio`: a command each worker starts (in the sandbox, with `env` as its whole environment); `http`: a Streamable HTTP endpoint (the SSRF guard and `web_fetch_allow` apply). `env` and `headers` are stored encrypted and never returned. Workers connect within a few seconds.
+         */
+        post: operations["addMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an MCP server (admin)
+         * @description Workers drop its connection and stop offering its tools within a few seconds; a later call of one is refused.
+         */
+        delete: operations["removeMcpServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/mcp/servers/{name}/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tools an MCP server lists (admin)
+         * @description As a worker last listed them; none while the server is not connected.
+         */
+        get: operations["listMcpServerTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me": {
         parameters: {
             query?: never;
@@ -777,6 +838,89 @@ export interface components {
          * @enum {string}
          */
         JobStatus: "running" | "exited" | "stopped" | "timed_out" | "lost";
+        /** @description A registered MCP server; its env and headers are never returned */
+        McpServer: {
+            args: string[];
+            /** @description stdio: the program the worker starts */
+            command: string | null;
+            created_at: string;
+            enabled: boolean;
+            /** @description why it failed (status `failed`) */
+            error: string | null;
+            name: string;
+            /** @description stdio: the server shares the host's network */
+            network: boolean;
+            /**
+             * @description as the last worker to report saw it
+             * @enum {string}
+             */
+            status: "connecting" | "connected" | "failed";
+            /** @description when a worker last reported its status */
+            status_at: string | null;
+            tools_count: number;
+            /** @enum {string} */
+            transport: "stdio" | "http";
+            /** @description http: the Streamable HTTP endpoint */
+            url: string | null;
+        };
+        McpServerList: {
+            servers: components["schemas"]["McpServer"][];
+        };
+        McpServerRegistration: {
+            /** @default [] */
+            args: string[];
+            /** @description the program the worker starts (a path, or a name found on the sandbox's PATH) */
+            command: string;
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description the server's whole environment (nothing of the worker's); stored encrypted, never returned
+             * @default {}
+             */
+            env: {
+                [key: string]: string;
+            };
+            name: string;
+            /**
+             * @description share the host's network inside the sandbox (default false: none)
+             * @default false
+             */
+            network: boolean;
+            /** @enum {string} */
+            transport: "stdio";
+        } | {
+            /** @default true */
+            enabled: boolean;
+            /**
+             * @description sent with every request (e.g. Authorization); stored encrypted, never returned
+             * @default {}
+             */
+            headers: {
+                [key: string]: string;
+            };
+            name: string;
+            /** @enum {string} */
+            transport: "http";
+            /**
+             * Format: uri
+             * @description the Streamable HTTP endpoint; the SSRF guard applies (`web_fetch_allow` admits private hosts)
+             */
+            url: string;
+        };
+        McpServerTool: {
+            description: string;
+            /** @description the name the server gives it */
+            name: string;
+            /** @description the name runs are offered it by: `mcp__<server>__<tool>` */
+            offered_as: string;
+            /** @description its JSON Schema, as the server lists it */
+            parameters: {
+                [key: string]: unknown;
+            };
+        };
+        McpServerToolList: {
+            tools: components["schemas"]["McpServerTool"][];
+        };
         Me: {
             id: string;
             name: string;
@@ -957,6 +1101,11 @@ export interface components {
              */
             job_output_limit_bytes: number;
             /**
+             * @description 1-3600, default 60
+             * @default 60
+             */
+            mcp_call_timeout_seconds: number;
+            /**
              * @description commands and jobs share the host's network
              * @default false
              */
@@ -966,6 +1115,11 @@ export interface components {
              * @default true
              */
             tools_files_enabled: boolean;
+            /**
+             * @description tools of the family `mcp`
+             * @default true
+             */
+            tools_mcp_enabled: boolean;
             /**
              * @description tools of the family `process`
              * @default true
@@ -995,8 +1149,10 @@ export interface components {
             job_max_running?: number;
             job_max_runtime_seconds?: number;
             job_output_limit_bytes?: number;
+            mcp_call_timeout_seconds?: number;
             process_network?: boolean;
             tools_files_enabled?: boolean;
+            tools_mcp_enabled?: boolean;
             tools_process_enabled?: boolean;
             tools_web_enabled?: boolean;
             web_fetch_allow?: string[];
@@ -1939,6 +2095,238 @@ export interface operations {
             };
             /** @description `job_finished`: the job has already ended */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every server, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerList"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerRegistration"];
+            };
+        };
+        responses: {
+            /** @description the registered server (status `connecting` until a worker reports) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServer"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `mcp_server_exists`: a server of that name is registered */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMcpServerTools: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its tools */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerToolList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -83,3 +83,25 @@ export { type Clock, systemClock } from "./clock.ts";
 export { createPrismaClient, Prisma, type PrismaClient } from "./store/create-prisma-client.ts";
 export { resolveApprovalSecret } from "./store/system-secret.ts";
 export { pingDatabase } from "./store/ping-database.ts";
+export { composeToolCatalog } from "./tools/compose-tool-catalog.ts";
+export {
+  type McpListedTool,
+  type McpServerRegistration,
+  type McpServerStatus,
+  type McpServerView,
+  MCP_SERVER_STATUSES,
+  mcpServerNameSchema,
+  mcpServerRegistrationSchema,
+} from "./mcp/mcp-server-registration.ts";
+export {
+  addMcpServer,
+  type AddMcpServerDependencies,
+  getMcpServer,
+  getMcpServerTools,
+  listMcpServers,
+  listReportedMcpTools,
+  McpServerExistsError,
+  removeMcpServer,
+} from "./mcp/mcp-server-store.ts";
+export { createListedMcpTools, mcpToolName } from "./mcp/create-mcp-tool.ts";
+export { McpConnections, type McpConnectionsOptions } from "./mcp/mcp-connections.ts";

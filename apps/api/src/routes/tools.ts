@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { effectLabels, getWorkspace, loadSettings, offeredTools } from "@agentq/core";
+import { effectLabels, getWorkspace, listReportedMcpTools, loadSettings, offeredTools } from "@agentq/core";
 import { defineRoute } from "../http/api-route.ts";
 import { toolListSchema } from "../schemas/tool-schemas.ts";
 
@@ -26,8 +26,10 @@ export const toolRoutes = [
     handler: async ({ dependencies, user, query }) => {
       const { prisma, runs } = dependencies;
       if (query.workspace_id !== undefined) await getWorkspace(prisma, user.id, query.workspace_id);
-      const settings = await loadSettings(prisma);
-      const tools = offeredTools(runs.tools.list(), {
+      const [settings, mcpTools] = await Promise.all([loadSettings(prisma), listReportedMcpTools(prisma)]);
+      // The fixed tools, then the MCP servers' tools as the workers reported them (a fixed name wins, as in the workers).
+      const catalog = [...runs.tools.list(), ...mcpTools.filter((tool) => runs.tools.get(tool.name) === undefined)];
+      const tools = offeredTools(catalog, {
         mode: query.mode ?? "agent",
         allowBash: query.allow_bash ?? false,
         allowWebSearch: query.allow_web_search ?? true,

@@ -43,6 +43,11 @@ export const queryKeys = {
   audit: ["audit"] as const,
   /** The API's OpenAPI document (the settings' ranges come from it). */
   openapi: ["openapi"] as const,
+  mcpServers: {
+    all: ["mcp-servers"] as const,
+    list: () => ["mcp-servers", "list"] as const,
+    tools: (name: string) => ["mcp-servers", "tools", name] as const,
+  },
   jobs: {
     all: ["jobs"] as const,
     list: () => ["jobs", "list"] as const,

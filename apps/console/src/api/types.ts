@@ -37,6 +37,9 @@ export type UserChanges = Schemas["UpdateUserRequest"];
 export type Job = Schemas["Job"];
 export type JobStatus = Schemas["JobStatus"];
 export type JobOutput = Schemas["JobOutput"];
+export type McpServer = Schemas["McpServer"];
+export type McpServerRegistration = Schemas["McpServerRegistration"];
+export type McpServerTool = Schemas["McpServerTool"];
 /** A durable run event (API.md "Events"): `seq` is contiguous per run, from 1. */
 export type RunEvent = Schemas["Event"];
 

@@ -31,6 +31,8 @@ export const NUMERIC_SETTINGS = {
   job_max_runtime_seconds: { default: 3600, min: 1, max: 7 * 86_400 },
   /** Output kept per job: its first and last halves, the middle omitted. Default 10 MB. */
   job_output_limit_bytes: { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
+  /** An MCP tool call that has no answer after this long is a tool error (the run goes on). Default 60 s. */
+  mcp_call_timeout_seconds: { default: 60, min: 1, max: 3600 },
 } as const satisfies Record<string, NumericSetting>;
 
 /**
@@ -41,6 +43,7 @@ export const TOOL_FAMILY_FLAGS = {
   tools_files_enabled: "files",
   tools_process_enabled: "process",
   tools_web_enabled: "web",
+  tools_mcp_enabled: "mcp",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

@@ -25,6 +25,8 @@ export interface ToolRuntimeSettings {
   webFetchAllow: readonly string[];
   /** Commands and jobs share the host's network (admin setting `process_network`, default false). */
   processNetwork: boolean;
+  /** An MCP tool call without an answer after this long is a tool error (`mcp_call_timeout_seconds`). Default 60. */
+  mcpCallTimeoutSeconds?: number;
 }
 
 export interface ToolContext {
@@ -57,8 +59,14 @@ export interface ToolDefinition<Args = any> {
    */
   feature?: string;
   description: string;
-  /** Arguments schema; JSON Schema for the model is derived from it (z.toJSONSchema). */
+  /** Arguments schema: validates every call; JSON Schema for the model is derived from it (z.toJSONSchema) unless `jsonSchema` is given. */
   parameters: z.ZodType<Args>;
+  /**
+   * A ready JSON Schema of the arguments (an object schema), sent to the model as it is instead of one
+   * derived from `parameters`: tools defined elsewhere (MCP servers) come with their own. `parameters`
+   * must still validate the same shape (for MCP tools it is converted from this schema).
+   */
+  jsonSchema?: Record<string, unknown>;
   /** Declared effects; `undefined` means unclassified, which policy treats as the riskiest. */
   effects: readonly Effect[] | undefined;
   /** Results are untrusted material: once one enters the turn, the run is tainted. */

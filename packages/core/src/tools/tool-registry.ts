@@ -41,8 +41,13 @@ export function createToolRegistry(tools: readonly ToolDefinition[]): ToolRegist
   };
 }
 
-/** The JSON Schema a model sees for a tool, derived from its zod schema. */
+/** The JSON Schema a model sees for a tool: its ready `jsonSchema`, or one derived from its zod schema. */
 export function deriveModelSchema(tool: ToolDefinition): ModelToolSchema {
+  if (tool.jsonSchema !== undefined) {
+    const { $schema: _ignored, ...parameters } = tool.jsonSchema;
+    if (parameters.type !== "object") throw new Error(`tool "${tool.name}": its JSON Schema must describe an object`);
+    return { name: tool.name, description: tool.description, parameters };
+  }
   // "input": the shape the model sends (a field with a default is optional to it).
   const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.parameters, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
   if (parameters.type !== "object") throw new Error(`tool "${tool.name}": parameters must be a zod object schema`);

@@ -2,10 +2,12 @@ import { errorMessage } from "../../api/api-error.ts";
 import { useMe } from "../../api/use-me.ts";
 import { useSettingRanges } from "../../api/use-setting-ranges.ts";
 import { useSettings } from "../../api/use-settings.ts";
+import { AddMcpServerForm } from "../../components/AddMcpServerForm/AddMcpServerForm.tsx";
 import { Alert } from "../../components/Alert/Alert.tsx";
 import { CreateUserForm } from "../../components/CreateUserForm/CreateUserForm.tsx";
 import { EmptyState } from "../../components/EmptyState/EmptyState.tsx";
 import { Loading } from "../../components/Loading/Loading.tsx";
+import { McpServerList } from "../../components/McpServerList/McpServerList.tsx";
 import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { SettingsForm } from "../../components/SettingsForm/SettingsForm.tsx";
@@ -42,6 +44,12 @@ export function AdminPage() {
           <div className={styles.users}>
             <UserList />
             <CreateUserForm />
+          </div>
+        </Panel>
+        <Panel title="MCP servers">
+          <div className={styles.users}>
+            <McpServerList />
+            <AddMcpServerForm />
           </div>
         </Panel>
         <Panel title="Settings">

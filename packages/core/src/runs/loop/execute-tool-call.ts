@@ -30,7 +30,7 @@ async function runTool(execution: RunExecution, tool: ToolDefinition, args: unkn
       workspace,
       signal: execution.input.signal,
       fileReads: execution.fileReads,
-      settings: { webFetchAllow: settings.web_fetch_allow, processNetwork: settings.process_network },
+      settings: { webFetchAllow: settings.web_fetch_allow, processNetwork: settings.process_network, mcpCallTimeoutSeconds: settings.mcp_call_timeout_seconds },
     });
   } catch (error) {
     return { ok: false, error: `the tool failed: ${error instanceof Error ? error.message : String(error)}` };

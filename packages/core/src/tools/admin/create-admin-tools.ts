@@ -1,14 +1,35 @@
 import { z } from "zod";
 import { AgentqError } from "../../errors/agentq-error.ts";
+import { generateId } from "../../ids.ts";
+import { mcpServerRegistrationSchema } from "../../mcp/mcp-server-registration.ts";
+import { addMcpServer, listMcpServers, removeMcpServer } from "../../mcp/mcp-server-store.ts";
 import { type LoadServiceStatusInput, loadServiceStatus } from "../../services/load-service-status.ts";
 import { loadSettings, updateSettings } from "../../settings/agent-settings.ts";
 import { type PrismaClient, sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { selectUserRole } from "../../store/statements/user-statements.ts";
 import type { ToolContext, ToolDefinition, ToolResult } from "../tool-definition.ts";
 
+/**
+ * add_mcp_server's arguments: one flat object (providers want an object at the top of a tool's
+ * schema, not a union), checked against the REST body's union when the call runs. No env or headers:
+ * a tool call's arguments are the model's text, kept in the transcript and its events, so secrets are
+ * given over REST or in the console, where they are sealed and never shown again.
+ */
+const addMcpServerArguments = z.object({
+  name: z.string().describe("1-24 lowercase letters, digits and dashes; part of the tools' names"),
+  transport: z.enum(["stdio", "http"]),
+  command: z.string().optional().describe("stdio: the program to start"),
+  args: z.array(z.string()).optional().describe("stdio: its arguments"),
+  network: z.boolean().optional().describe("stdio: share the host's network (default false)"),
+  url: z.string().optional().describe("http: the Streamable HTTP endpoint"),
+  enabled: z.boolean().optional(),
+});
+
 /** What the admin tools need of the process that runs them (the worker). */
 export interface AdministrationControl {
   prisma: PrismaClient;
+  /** What MCP servers' stored env and headers are sealed under (the approval secret). */
+  deploymentSecret: string;
   queueCounts: LoadServiceStatusInput["queueCounts"];
   sandbox: LoadServiceStatusInput["sandbox"];
   now: () => Date;
@@ -86,5 +107,62 @@ export function createAdminTools(control: AdministrationControl | null): ToolDef
       }),
   };
 
-  return [getSettings, updateSettingsTool, serviceStatus];
+  const listMcpServersTool: ToolDefinition<Record<string, never>> = {
+    name: "list_mcp_servers",
+    family: "admin",
+    description: "List the registered MCP servers with their transport, status (connected, connecting, failed), error and number of tools.",
+    parameters: z.object({}),
+    effects: ["admin"],
+    taints: false,
+    requiresWorkspace: false,
+    execute: (_args, context) =>
+      asAdmin(context, async (administration) => ({ ok: true, output: JSON.stringify(await listMcpServers(administration.prisma), null, 2) })),
+  };
+
+  const addMcpServerTool: ToolDefinition<z.infer<typeof addMcpServerArguments>> = {
+    name: "add_mcp_server",
+    family: "admin",
+    description:
+      "Register an MCP server whose tools every run is then offered as mcp__<name>__<tool>. transport stdio: a command the workers start " +
+      "(args; no network unless network is true); transport http: a Streamable HTTP url. A server that needs secrets (env, headers) is " +
+      "registered by an admin in the console or over REST instead: tool arguments are kept in the transcript.",
+    parameters: addMcpServerArguments,
+    effects: ["admin"],
+    taints: false,
+    requiresWorkspace: false,
+    execute: (args, context) =>
+      asAdmin(context, async (administration) => {
+        // The REST body's rules: the transport decides which fields belong.
+        const registration = mcpServerRegistrationSchema.safeParse(Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined)));
+        if (!registration.success) {
+          const issue = registration.error.issues[0];
+          return { ok: false, error: `invalid registration: ${issue?.path.join(".") || "(arguments)"}: ${issue?.message ?? "bad value"}` };
+        }
+        const server = await addMcpServer(
+          { prisma: administration.prisma, deploymentSecret: administration.deploymentSecret, generateId },
+          registration.data,
+          context.userId,
+        );
+        return { ok: true, output: `Registered MCP server ${server.name} (${server.transport}); workers connect to it within a few seconds.` };
+      }),
+    describeCall: (args) => `MCP server ${args.name}`,
+  };
+
+  const removeMcpServerTool: ToolDefinition<{ name: string }> = {
+    name: "remove_mcp_server",
+    family: "admin",
+    description: "Remove a registered MCP server: workers disconnect and stop offering its tools within a few seconds.",
+    parameters: z.object({ name: z.string().min(1).max(100).describe("The server's name, as list_mcp_servers shows it.") }),
+    effects: ["admin"],
+    taints: false,
+    requiresWorkspace: false,
+    execute: (args, context) =>
+      asAdmin(context, async (administration) => {
+        await removeMcpServer(administration.prisma, args.name, context.userId);
+        return { ok: true, output: `Removed MCP server ${args.name}.` };
+      }),
+    describeCall: (args) => `MCP server ${args.name}`,
+  };
+
+  return [getSettings, updateSettingsTool, listMcpServersTool, addMcpServerTool, removeMcpServerTool, serviceStatus];
 }

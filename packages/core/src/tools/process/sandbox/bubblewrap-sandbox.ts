@@ -9,6 +9,7 @@ import {
   type SandboxedProcess,
   type SandboxLimits,
   type SandboxRequest,
+  type ServerSandboxRequest,
   type SpawnInvocation,
 } from "./process-sandbox.ts";
 
@@ -94,6 +95,20 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
       tmp: `tmpfs (${limits.tmpSizeBytes} bytes)`,
     },
     invocation: (request) => invocation(request),
+    serverInvocation(request: ServerSandboxRequest): SpawnInvocation {
+      const bwrap: string[] = ["--unshare-all", "--unshare-user", "--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_UID)];
+      if (request.network) bwrap.push("--share-net");
+      bwrap.push("--die-with-parent", "--new-session", "--cap-drop", "ALL", "--hostname", "agentq-sandbox");
+      // The host read-only (a server is whatever program the admin registered, wherever it lives), minus
+      // what holds other users' data or local sockets (Postgres' unix socket is under /run).
+      bwrap.push("--ro-bind", "/", "/");
+      for (const path of request.hiddenPaths) bwrap.push("--tmpfs", path);
+      bwrap.push("--tmpfs", "/run", "--proc", "/proc", "--dev", "/dev", "--size", String(limits.tmpSizeBytes), "--tmpfs", "/tmp", "--chdir", "/tmp");
+      // bwrap passes its own environment on: the server's, minus what the spawner added.
+      for (const name of request.inheritedVariables) if (!(name in request.environment)) bwrap.push("--unsetenv", name);
+      bwrap.push("--", request.file, ...request.args);
+      return { file: options.bwrapPath, args: bwrap, env: { HOME: "/tmp", ...request.environment }, cwd: "/" };
+    },
     async spawn(request) {
       const cgroup = options.cgroups ? await options.cgroups.create(limits.maxProcesses) : null;
       // With a cgroup, bwrap waits on fd 3 after it has forked its first child and before the command
@@ -163,6 +178,18 @@ export function createUnconfinedSandbox(): ProcessSandbox {
     mode: "off",
     enforcement: { confinement: "none: PROCESS_SANDBOX=off" },
     invocation,
+    // Unconfined, the server still gets its given environment only: `env -u` drops what the spawner added.
+    serverInvocation: (request) => ({
+      file: "/usr/bin/env",
+      args: [
+        ...request.inheritedVariables.filter((name) => !(name in request.environment)).flatMap((name) => ["-u", name]),
+        "--",
+        request.file,
+        ...request.args,
+      ],
+      env: { HOME: "/tmp", ...request.environment },
+      cwd: "/tmp",
+    }),
     async spawn(request) {
       const spec = invocation(request);
       const child = spawn(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe"], detached: true });

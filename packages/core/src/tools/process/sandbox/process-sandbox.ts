@@ -20,6 +20,27 @@ export interface SandboxRequest {
   network: boolean;
 }
 
+/**
+ * A long-lived server process (an MCP stdio server), spoken to over its stdin/stdout: the host's file
+ * system read-only except what is hidden, a private /tmp, its given environment only.
+ */
+export interface ServerSandboxRequest {
+  /** The program (a path, or a name looked up on the request's PATH) and its arguments; no shell. */
+  file: string;
+  args: string[];
+  /**
+   * The server's whole environment (HOME is the private /tmp unless given). It travels in the spawned
+   * process's environment, never in its argv (which any host process could read in /proc).
+   */
+  environment: Record<string, string>;
+  /** Variables the spawner adds to the environment it is given (the MCP SDK adds PATH, HOME, USER...): removed before the server starts unless `environment` names them. */
+  inheritedVariables: readonly string[];
+  /** Share the host's network; false = an empty network namespace. */
+  network: boolean;
+  /** Host directories hidden behind an empty tmpfs (the workspaces root: other users' files). */
+  hiddenPaths: string[];
+}
+
 /** A spawn to perform as given: `spawn(file, args, { cwd, env, detached: true })`. */
 export interface SpawnInvocation {
   file: string;
@@ -61,6 +82,8 @@ export interface ProcessSandbox {
   /** Which limits hold here, for logs and /readyz (e.g. `processes: "cgroup v1"`, or why not). */
   readonly enforcement: Record<string, string>;
   invocation(request: SandboxRequest): SpawnInvocation;
+  /** How to start a server process confined (its stdout stays its own: stderr is not joined to it). */
+  serverInvocation(request: ServerSandboxRequest): SpawnInvocation;
   /** Starts the command confined; rejects when it cannot be started at all. */
   spawn(request: SandboxRequest): Promise<SandboxedProcess>;
 }
