@@ -4,6 +4,7 @@ import type { ApiRouteGroup } from "./http/api-routes.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi/build-openapi-document.ts";
 import { administrationRoutes } from "./routes/administration.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
+import { queueBoardRoutes } from "./routes/queue-board.ts";
 import { chatRoutes } from "./routes/chats.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { mcpServerRoutes } from "./routes/mcp-servers.ts";
@@ -39,7 +40,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
-  { tag: "administration", description: "Services status and the audit log (admin)", routes: administrationRoutes },
+  { tag: "administration", description: "Services status and the audit log (admin)", routes: [...administrationRoutes, ...queueBoardRoutes] },
   { tag: "mcp", description: "MCP servers as tool sources (admin)", routes: mcpServerRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },
 ];

@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
 import { requestLogger } from "./http/request-logger.ts";
+import { queueBoard } from "./queue-board/mount-queue-board.ts";
 import { operationsRouter } from "./routes/operations.ts";
 
 export function createApp(dependencies: ApiDependencies): Express {
@@ -29,6 +30,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   app.use("/api", refuseNulInPath());
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated"));
+  app.use(queueBoard(dependencies));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ probeDependencies: () => unreachableDependencies(dependencies) }));

@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   buildToolEnvironment,
@@ -27,6 +28,8 @@ const ENQUEUE_TIMEOUT_MS = 2000;
 /** What the run, approval and realtime routes need besides Prisma. */
 export interface RunServices {
   tools: ToolRegistry;
+  /** The run queue (BullMQ), for the queue board. */
+  queue: Queue;
   /** The process sandbox as probed on this host at start (GET /readyz says why when unavailable). */
   sandbox: SandboxAvailability;
   approvalSecret: string;
@@ -68,6 +71,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
 
   return {
     tools,
+    queue: runQueue.queue,
     sandbox,
     approvalSecret,
     hub,

@@ -316,6 +316,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queue-board/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let this browser open the queue board (admin)
+         * @description Sets an HttpOnly cookie, valid for an hour and only under /admin/queues, with which a browser opens Bull Board there. The admin role is checked again at every request of the board.
+         */
+        post: operations["openQueueBoardSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}": {
         parameters: {
             query?: never;
@@ -1111,6 +1131,11 @@ export interface components {
              */
             process_network: boolean;
             /**
+             * @description the queue board (/admin/queues) may retry, promote and remove jobs
+             * @default false
+             */
+            queue_board_actions: boolean;
+            /**
              * @description tools of the family `files`
              * @default true
              */
@@ -1151,6 +1176,7 @@ export interface components {
             job_output_limit_bytes?: number;
             mcp_call_timeout_seconds?: number;
             process_network?: boolean;
+            queue_board_actions?: boolean;
             tools_files_enabled?: boolean;
             tools_mcp_enabled?: boolean;
             tools_process_enabled?: boolean;
@@ -2383,6 +2409,42 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    openQueueBoardSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the cookie is set; open /admin/queues/ */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the caller is not an admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

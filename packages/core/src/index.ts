@@ -63,6 +63,7 @@ export { warmUpTokenizer } from "./models/count-tokens.ts";
 // Events, settings, errors, configuration, logging, ids and time.
 export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
 export { loadSettings, NUMERIC_SETTINGS, settingsPatchSchema, TOOL_FAMILY_FLAGS, updateSettings } from "./settings/agent-settings.ts";
+export { selectEnabledUserRole } from "./users/enabled-user-role.ts";
 // Administration: the audit log and the services view.
 export { AUDIT_ACTIONS, type AuditAction, recordAuditEntry } from "./audit/record-audit-entry.ts";
 export { type AuditEntryView, type AuditPage, listAuditEntries } from "./audit/list-audit-entries.ts";

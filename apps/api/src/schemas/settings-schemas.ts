@@ -29,6 +29,7 @@ export const settingsSchema = z
     ...familyFlags,
     web_fetch_allow: z.array(z.string()).meta({ default: [], description: "hosts or CIDR ranges, optional port, that fetch_page may reach although private" }),
     process_network: z.boolean().meta({ default: false, description: "commands and jobs share the host's network" }),
+    queue_board_actions: z.boolean().meta({ default: false, description: "the queue board (/admin/queues) may retry, promote and remove jobs" }),
     approval_always: z.array(z.string()).meta({
       default: [],
       description:

@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";
 import { api, unwrap } from "./client.ts";
 import { queryKeys } from "./query-keys.ts";
 
@@ -26,5 +26,23 @@ export function useAuditLog(enabled = true) {
     initialPageParam: null as string | null,
     getNextPageParam: (page) => page.next_before,
     enabled,
+  });
+}
+
+/** Sets the queue board's session cookie, then opens the board (Bull Board, /admin/queues) in a new tab. */
+export function useOpenQueueBoard() {
+  return useMutation({
+    mutationFn: async () => {
+      // Opened before the request so the browser counts it as the click's own window (no popup blocker).
+      const board = window.open("about:blank", "_blank");
+      try {
+        await unwrap(api.POST("/api/queue-board/session"));
+      } catch (error) {
+        board?.close();
+        throw error;
+      }
+      if (board) board.location.href = "/admin/queues/";
+      else window.location.assign("/admin/queues/");
+    },
   });
 }

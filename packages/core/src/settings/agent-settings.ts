@@ -57,6 +57,8 @@ export type AgentSettings = { [K in NumericSettingName]: number } & { [K in Tool
    * instead of an empty network namespace. Default false.
    */
   process_network: boolean;
+  /** The queue board (/admin/queues) may retry, promote and remove jobs. Default false: it only shows them. */
+  queue_board_actions: boolean;
   /** Tool names (or `prefix*` patterns) whose every call pauses for approval, tainted or not; grants still apply. Default none. */
   approval_always: string[];
 };
@@ -64,7 +66,7 @@ export type AgentSettings = { [K in NumericSettingName]: number } & { [K in Tool
 export function defaultSettings(): AgentSettings {
   const numbers = Object.fromEntries(Object.entries(NUMERIC_SETTINGS).map(([name, setting]) => [name, setting.default]));
   const flags = Object.fromEntries(Object.keys(TOOL_FAMILY_FLAGS).map((name) => [name, true]));
-  return { ...numbers, ...flags, web_fetch_allow: [], process_network: false, approval_always: [] } as unknown as AgentSettings;
+  return { ...numbers, ...flags, web_fetch_allow: [], process_network: false, queue_board_actions: false, approval_always: [] } as unknown as AgentSettings;
 }
 
 const allowEntry = z
@@ -93,6 +95,7 @@ export const settingsPatchSchema = z
     }),
     web_fetch_allow: z.array(allowEntry).max(200),
     process_network: z.boolean(),
+    queue_board_actions: z.boolean(),
     approval_always: z.array(toolNameEntry).max(200),
   })
   .partial()

@@ -1,5 +1,6 @@
 import { errorMessage } from "../../api/api-error.ts";
-import { useServices } from "../../api/use-administration.ts";
+import { useOpenQueueBoard, useServices } from "../../api/use-administration.ts";
+import { Button } from "../Button/Button.tsx";
 import { formatDateTime, formatRelative } from "../../lib/format.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Loading } from "../Loading/Loading.tsx";
@@ -10,6 +11,7 @@ const count = (value: number | null) => (value === null ? "—" : String(value))
 /** What the deployment is doing now: runs and the queue by state, the workers, the sandbox. */
 export function ServiceStatus() {
   const services = useServices();
+  const openBoard = useOpenQueueBoard();
   if (services.isPending) return <Loading label="Loading services…" />;
   if (services.isError) return <Alert>{errorMessage(services.error)}</Alert>;
   const { workers, queue, runs, jobs, sandbox } = services.data;
@@ -34,6 +36,12 @@ export function ServiceStatus() {
         ))}
       </dl>
       {queue.error && <Alert>{queue.error}</Alert>}
+      {openBoard.isError && <Alert>{errorMessage(openBoard.error)}</Alert>}
+      <div>
+        <Button onClick={() => openBoard.mutate()} disabled={openBoard.isPending}>
+          Open the queue board
+        </Button>
+      </div>
       <p className={styles.sandbox}>
         {sandbox.available ? "Process sandbox: available on the API's host." : `Process sandbox: not available (${sandbox.reason ?? "no reason given"}).`}
       </p>
