@@ -8,8 +8,10 @@ import {
   createAgentqTools,
   createPrismaClient,
   createToolRegistry,
+  dispatchRunsOfUser,
   executeRun,
   failRunWithoutLease,
+  findUsersAwaitingAdmission,
   generateId,
   JobSupervisor,
   logSandboxAvailability,
@@ -24,6 +26,7 @@ import {
   RunAbort,
   type RunLease,
   type RunLoopDependencies,
+  type RunGeneration,
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
@@ -115,12 +118,19 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     logger,
   });
   const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const schedule = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
+  // Admission (core runs/admit-runs.ts): a failure leaves the runs queued for the sweep below.
+  const admit = (owner: { userId: string } | { runId: string }) =>
+    dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, owner).catch((error: unknown) => {
+      logger.warn({ err: error, ...owner }, "admission failed; the sweep admits the user's runs later");
+      return [];
+    });
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
     models: options.models ?? createModelResolver(config),
     tools,
-    scheduler: { schedule: (runId, generation) => runQueue.schedule(runId, generation) },
+    scheduler: { schedule, admitFor: async (runId) => void (await admit({ runId })) },
     clock: systemClock,
     generateId,
     logger,
@@ -171,6 +181,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     try {
       const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
+      // The run ended or parked: it no longer counts against its user's max_active_runs, and one
+      // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
+      if (outcome.kind !== "handed_back") void admit({ userId: acquired.context.run.userId });
       if (outcome.kind === "handed_back") {
         // Back to the queue without counting a failed attempt: another worker continues at once.
         await job.moveToDelayed(Date.now(), token);
@@ -232,6 +245,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
 
   const sweep = () =>
     Promise.all([
+      // Runs waiting for admission whose trigger was lost (a process died between commit and admission).
+      findUsersAwaitingAdmission(prisma, { limit: 1000 }).then(async (users) => {
+        for (const userId of users) await admit({ userId });
+      }),
       reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) }).then(({ scheduled, samples }) => {
         if (scheduled.length > 0) logger.info({ runs: scheduled.length, samples }, "reconciler re-enqueued runs without a live job");
       }),

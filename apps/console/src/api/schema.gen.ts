@@ -362,8 +362,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a user's role or disable them (admin)
-         * @description A disabled user's tokens answer 401 at once (HTTP and the WebSocket upgrade); their runs are left to finish.
+         * Change a user's role or limits, or disable them (admin)
+         * @description A disabled user's tokens answer 401 at once (HTTP and the WebSocket upgrade); their runs are left to finish. A raised max_active_runs admits their waiting runs at once.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -713,8 +713,15 @@ export interface components {
         JobStatus: "running" | "exited" | "stopped" | "timed_out" | "lost";
         Me: {
             id: string;
+            limits: components["schemas"]["UserLimits"];
             name: string;
+            /**
+             * Format: date-time
+             * @description when runs_today and tokens_today start again (the next UTC midnight)
+             */
+            resets_at: string;
             role: components["schemas"]["UserRole"];
+            usage: components["schemas"]["UserUsage"];
         };
         Message: {
             content: string | null;
@@ -823,6 +830,11 @@ export interface components {
              */
             agent_stream_timeout_seconds: number;
             /**
+             * @description 0-1000000, default 600
+             * @default 600
+             */
+            api_rate_limit_per_minute: number;
+            /**
              * @description 60-2592000, default 86400
              * @default 86400
              */
@@ -863,6 +875,21 @@ export interface components {
              */
             tools_web_enabled: boolean;
             /**
+             * @description 1-100000, default 20
+             * @default 20
+             */
+            user_max_active_runs: number;
+            /**
+             * @description 0-10000000, default 0
+             * @default 0
+             */
+            user_runs_per_day: number;
+            /**
+             * @description 0-2000000000, default 0
+             * @default 0
+             */
+            user_tokens_per_day: number;
+            /**
              * @description hosts or CIDR ranges, optional port, that fetch_page may reach although private
              * @default []
              */
@@ -876,6 +903,7 @@ export interface components {
             agent_max_tool_calls?: number;
             agent_repeated_call_limit?: number;
             agent_stream_timeout_seconds?: number;
+            api_rate_limit_per_minute?: number;
             approval_ttl_seconds?: number;
             job_max_running?: number;
             job_max_runtime_seconds?: number;
@@ -884,6 +912,9 @@ export interface components {
             tools_files_enabled?: boolean;
             tools_process_enabled?: boolean;
             tools_web_enabled?: boolean;
+            user_max_active_runs?: number;
+            user_runs_per_day?: number;
+            user_tokens_per_day?: number;
             web_fetch_allow?: string[];
         };
         TaintSource: {
@@ -922,7 +953,13 @@ export interface components {
         UpdateUserRequest: {
             /** @description true: the user's tokens answer 401 from the next request on */
             disabled?: boolean;
+            /** @description runs running or handed to workers at once; null: the deployment's setting */
+            max_active_runs?: number | null;
             role?: components["schemas"]["UserRole"];
+            /** @description runs created per UTC day, 0 = no quota; null: the deployment's setting */
+            runs_per_day?: number | null;
+            /** @description model tokens per UTC day, 0 = no quota; null: the deployment's setting */
+            tokens_per_day?: number | null;
         };
         User: {
             /** Format: date-time */
@@ -930,15 +967,54 @@ export interface components {
             /** @description a disabled user's tokens answer 401; their runs are left to finish */
             disabled: boolean;
             id: string;
+            /** @description the user's own max_active_runs; null: the deployment's setting */
+            max_active_runs: number | null;
             name: string;
             role: components["schemas"]["UserRole"];
+            /** @description the user's own daily run quota (0 = none); null: the deployment's setting */
+            runs_per_day: number | null;
+            /** @description the user's own daily token quota (0 = none); null: the deployment's setting */
+            tokens_per_day: number | null;
+        };
+        UserLimits: {
+            /** @description runs running or handed to workers at once; more stay queued */
+            max_active_runs: number;
+            /** @description runs created per UTC day; 0 = no quota */
+            runs_per_day: number;
+            /** @description model tokens (input + output) of the runs created in a UTC day; 0 = no quota */
+            tokens_per_day: number;
         };
         UserList: {
             /** @description oldest first */
-            users: components["schemas"]["User"][];
+            users: components["schemas"]["UserWithUsage"][];
         };
         /** @enum {string} */
         UserRole: "admin" | "user";
+        UserUsage: {
+            /** @description running, or queued and handed to workers (awaiting approval does not count) */
+            active_runs: number;
+            /** @description runs created since the last UTC midnight */
+            runs_today: number;
+            /** @description model tokens of the runs created since the last UTC midnight */
+            tokens_today: number;
+        };
+        UserWithUsage: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description a disabled user's tokens answer 401; their runs are left to finish */
+            disabled: boolean;
+            id: string;
+            limits: components["schemas"]["UserLimits"];
+            /** @description the user's own max_active_runs; null: the deployment's setting */
+            max_active_runs: number | null;
+            name: string;
+            role: components["schemas"]["UserRole"];
+            /** @description the user's own daily run quota (0 = none); null: the deployment's setting */
+            runs_per_day: number | null;
+            /** @description the user's own daily token quota (0 = none); null: the deployment's setting */
+            tokens_per_day: number | null;
+            usage: components["schemas"]["UserUsage"];
+        };
         Workspace: {
             id: string;
             name: string;
@@ -1790,7 +1866,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the user the token belongs to */
+            /** @description the user the token belongs to, with their usage and the limits that apply */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2169,7 +2245,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the users, oldest first */
+            /** @description the users, oldest first, with their usage and the limits that apply */
             200: {
                 headers: {
                     [name: string]: unknown;
