@@ -125,6 +125,24 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       logger.warn({ err: error, ...owner }, "admission failed; the sweep admits the user's runs later");
       return [];
     });
+  // One admission at a time per user, repeated once more when asked meanwhile: a burst of runs
+  // taken or ended costs a few admissions, not one each.
+  const admitting = new Map<string, Promise<void>>();
+  const askedAgain = new Set<string>();
+  const requestAdmission = (userId: string) => {
+    if (admitting.has(userId)) {
+      askedAgain.add(userId);
+      return;
+    }
+    const loop = async () => {
+      do {
+        askedAgain.delete(userId);
+        await admit({ userId });
+      } while (askedAgain.has(userId));
+      admitting.delete(userId);
+    };
+    admitting.set(userId, loop());
+  };
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
@@ -178,12 +196,14 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
+    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts).
+    requestAdmission(acquired.context.run.userId);
     try {
       const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
       // The run ended or parked: it no longer counts against its user's max_active_runs, and one
       // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
-      if (outcome.kind !== "handed_back") void admit({ userId: acquired.context.run.userId });
+      if (outcome.kind !== "handed_back") requestAdmission(acquired.context.run.userId);
       if (outcome.kind === "handed_back") {
         // Back to the queue without counting a failed attempt: another worker continues at once.
         await job.moveToDelayed(Date.now(), token);

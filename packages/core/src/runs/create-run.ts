@@ -71,13 +71,6 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     const locked = await lockChatForRunCreation(client, { chatId: chatId, userId: userId, idempotencyKey: idempotencyKey ?? null, now });
     if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [], admitted: [] };
     if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: chatId });
-    // The user's row next (after the chat's, always in that order): quotas and admission of one user are serialized.
-    const limits = await lockUserLimits(client, { userId, defaults: LIMIT_DEFAULTS });
-    if (limits && (limits.runs_per_day > 0 || limits.tokens_per_day > 0)) {
-      const day = quotaDay(now);
-      const exceeded = exceededQuota(limits, await selectUserUsage(client, { userId, dayStart: day.start }));
-      if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
-    }
 
     const events: CreateRunResult["events"] = [];
     const cancelRequested: string[] = [];
@@ -98,6 +91,17 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     });
     if (!outcome?.created_at) throw new RunInProgressError(chatId, outcome?.first_active_id ?? "");
     events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: multitask } }] });
+    // The user's row last (after the chat's, always in that order), so that it is held only for the
+    // quota check, the admission and the commit: a user's creations and admissions serialize here.
+    // Checked after the insert, the quotas see this run too; over one, the rollback creates nothing.
+    const limits = await lockUserLimits(client, { userId, defaults: LIMIT_DEFAULTS });
+    if (limits && (limits.runs_per_day > 0 || limits.tokens_per_day > 0)) {
+      const day = quotaDay(now);
+      const usage = await selectUserUsage(client, { userId, dayStart: day.start });
+      // The new run is counted in runs_today: the quota is reached when the runs before it reached it.
+      const exceeded = exceededQuota(limits, { runs_today: usage.runs_today - 1, tokens_today: usage.tokens_today });
+      if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
+    }
     const runnable = outcome.blocking_runs === 0;
     const admitted = runnable && limits ? await admitRunsInTransaction(client, { userId }, now, limits) : [];
     return { runId, created: true, runnable, events, cancelRequested, admitted };

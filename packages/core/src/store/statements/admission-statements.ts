@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { type PreparedSql, preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
 import { nothingAheadInChat } from "./run-lease-statements.ts";
 
 // Admission (runs/admit-runs.ts, docs/design.md "Fair dispatch"): which queued runs of a user are
@@ -64,21 +64,24 @@ export async function admitQueuedRunsOfUser(
 
 const lockedUserRow = userLimitsRow.extend({ user_id: z.string() });
 
+let lockUserStatement: PreparedSql | undefined;
+
 /**
  * Locks the row of the user (`userId`, or the owner of `runId`), serializing their admissions and
- * run creations, and reads the limits that apply.
+ * run creations, and reads the limits that apply. Every run creation asks this: prepared. NO KEY
+ * UPDATE, not UPDATE: the run the creating transaction inserted holds a KEY SHARE lock on the same
+ * row (its foreign key), and two creations each holding one and asking for UPDATE would deadlock.
  */
 export async function lockUserLimits(
   runner: SqlRunner,
   input: { userId?: string; runId?: string; defaults: { maxActiveRuns: number; runsPerDay: number; tokensPerDay: number } },
 ): Promise<z.output<typeof lockedUserRow> | undefined> {
-  const [row] = await queryParsed(
-    runner,
+  lockUserStatement ??= preparedSql(
+    "admission_lock_user",
     `SELECT u.id AS user_id, ${userLimitColumns(input.defaults)} FROM users AS u
-    WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text)) FOR UPDATE OF u`,
-    [input.userId ?? null, input.runId ?? null],
-    lockedUserRow,
+    WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text)) FOR NO KEY UPDATE OF u`,
   );
+  const [row] = await queryParsed(runner, lockUserStatement, [input.userId ?? null, input.runId ?? null], lockedUserRow);
   return row;
 }
 
