@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AgentqError, type Logger, loadSettings, type PrismaClient } from "@agentq/core";
+import { AgentqError, type Logger, type PrismaClient, readNumericSetting } from "@agentq/core";
 import { currentUser } from "./authenticate.ts";
 
 /** How long an instance reuses the `api_rate_limit_per_minute` it read from the settings. Default 5 s: a change applies within that. */
@@ -31,7 +31,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
 
   const pointsPerMinute = async (): Promise<number> => {
     if (cached && Date.now() - cached.readAt < SETTING_CACHE_MS) return cached.points;
-    const points = (await loadSettings(options.prisma)).api_rate_limit_per_minute;
+    const points = await readNumericSetting(options.prisma, "api_rate_limit_per_minute");
     cached = { points, readAt: Date.now() };
     return points;
   };

@@ -47,7 +47,7 @@ export function UserLimitsEditor({ user, busy, onSave }: UserLimitsEditorProps) 
           hideLabel
           inputMode="numeric"
           title={label}
-          placeholder={`${label.toLowerCase()}: ${user.limits[key] === 0 ? "none" : user.limits[key]}`}
+          placeholder={user.limits[key] === 0 ? "none" : String(user.limits[key])}
           value={values[key]}
           onChange={(event) => setValues({ ...values, [key]: event.target.value })}
           fieldClassName={styles.field}

@@ -58,7 +58,7 @@ export function UserList() {
               <th scope="col">Role</th>
               <th scope="col">Status</th>
               <th scope="col">Usage today</th>
-              <th scope="col">Limits (empty: the setting)</th>
+              <th scope="col">Limits: active, runs a day, tokens a day (empty: the setting)</th>
               <th scope="col">Created</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
