@@ -8,7 +8,7 @@ export function UsageSummary() {
   if (!me.data) return null;
   const { usage, limits } = me.data;
   return (
-    <div role="group" className={styles.usage} aria-label="Your usage today">
+    <section className={styles.usage} aria-label="Your usage today">
       <span title="runs running or handed to workers now, and the most you may have">
         {usage.active_runs}/{limits.max_active_runs} active
       </span>
@@ -16,6 +16,6 @@ export function UsageSummary() {
       <span title={`model tokens of today's runs (UTC); ${formatLimit(limits.tokens_per_day)}`}>
         {formatUsage(usage.tokens_today, limits.tokens_per_day)} tokens
       </span>
-    </div>
+    </section>
   );
 }
