@@ -1631,6 +1631,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `quota_exceeded`: the user's runs_per_day or tokens_per_day is used up (`details`: quota, limit, resets_at); nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unavailable`: the queue did not take the run in time (it stays queued and starts later) */
             503: {
                 headers: {
