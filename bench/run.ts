@@ -1,14 +1,15 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
-// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW)
-// override the defaults.
+// assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
+// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) override the defaults.
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing";
+import { workloadFair } from "./fair-workload.ts";
 import { committedTransactions, cpuPerRun, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
-const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW").split(",").map((name) => name.trim());
+const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
 
 interface Follower {
@@ -348,7 +349,23 @@ const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<s
   W2: workloadW2,
   PARKED: workloadParked,
   SLOW: workloadSlow,
+  FAIR: workloadFair,
 };
+
+/**
+ * The engine workloads run one user's runs at the bench's concurrency: that user may have that many
+ * active (max_active_runs, default 20) and the API answers every request (api_rate_limit_per_minute, default 600).
+ */
+async function liftLimits(stack: BenchStack): Promise<void> {
+  const headers = { authorization: `Bearer ${stack.token}`, "content-type": "application/json" };
+  const patch = async (path: string, body: unknown) => {
+    const response = await fetch(`${stack.url}${path}`, { method: "PATCH", headers, body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`PATCH ${path}: ${response.status} ${await response.text()}`);
+  };
+  await patch("/api/settings", { api_rate_limit_per_minute: 0 });
+  const me = (await (await fetch(`${stack.url}/api/me`, { headers })).json()) as { id: string };
+  await patch(`/api/users/${me.id}`, { max_active_runs: 100_000 });
+}
 
 for (const name of WORKLOADS) {
   const workload = WORKLOAD_FUNCTIONS[name];
@@ -360,6 +377,7 @@ for (const name of WORKLOADS) {
   // SLOW keeps all its runs in flight on one worker, so that worker gets a slot for each.
   const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY });
   try {
+    await liftLimits(stack);
     console.log(JSON.stringify(await workload(stack)));
   } finally {
     await stack.close();

@@ -57,7 +57,10 @@ describe("authentication", () => {
   it("answers GET /api/me with the caller", async () => {
     const response = await requestJson(`${api.url}/api/me`, { token: api.adminToken });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ id: expect.any(String), name: "admin", role: "admin" });
+    expect(response.body).toMatchObject({ id: expect.any(String), name: "admin", role: "admin" });
+    // With their usage and the limits that apply (Team operations).
+    expect(response.body.usage).toEqual({ active_runs: 0, runs_today: 0, tokens_today: 0 });
+    expect(response.body.limits).toEqual({ max_active_runs: 20, runs_per_day: 0, tokens_per_day: 0 });
   });
 });
 
@@ -68,7 +71,7 @@ describe("users", () => {
 
     const me = await requestJson(`${api.url}/api/me`, { token: created.token });
     expect(me.status).toBe(200);
-    expect(me.body).toEqual({ id: created.id, name: "alice", role: "user" });
+    expect(me.body).toMatchObject({ id: created.id, name: "alice", role: "user" });
 
     const rows = await api.prisma.apiToken.findMany({ where: { userId: created.id } });
     expect(rows).toHaveLength(1);

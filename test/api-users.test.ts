@@ -35,6 +35,9 @@ function patchUser(userId: string, body: unknown, token = api.adminToken) {
   return requestJson(`${api.url}/api/users/${encodeURIComponent(userId)}`, { method: "PATCH", token, body });
 }
 
+/** A user's own limits as a new user has them: none (the deployment's settings apply). */
+const NO_OWN_LIMITS = { max_active_runs: null, runs_per_day: null, tokens_per_day: null };
+
 function rotateToken(userId: string, token = api.adminToken) {
   return requestJson(`${api.url}/api/users/${encodeURIComponent(userId)}/token`, { method: "POST", token });
 }
@@ -78,14 +81,36 @@ describe("GET /api/users", () => {
     const response = await requestJson(`${api.url}/api/users`, { token: api.adminToken });
     expect(response.status).toBe(200);
     const users = response.body.users as { id: string; name: string; created_at: string }[];
-    expect(users[0]).toEqual({ id: adminId, name: "admin", role: "admin", disabled: false, created_at: expect.any(String) });
-    expect(users.find((user) => user.id === erin.id)).toEqual({ id: erin.id, name: "erin", role: "user", disabled: false, created_at: expect.any(String) });
+    const usage = { active_runs: 0, runs_today: 0, tokens_today: 0 };
+    const limits = { max_active_runs: 20, runs_per_day: 0, tokens_per_day: 0 };
+    expect(users[0]).toEqual({ id: adminId, name: "admin", role: "admin", disabled: false, ...NO_OWN_LIMITS, usage, limits, created_at: expect.any(String) });
+    expect(users.find((user) => user.id === erin.id)).toEqual({
+      id: erin.id,
+      name: "erin",
+      role: "user",
+      disabled: false,
+      ...NO_OWN_LIMITS,
+      usage,
+      limits,
+      created_at: expect.any(String),
+    });
     expect(new Date(users.find((user) => user.id === erin.id)!.created_at).toISOString()).toBe(users.find((user) => user.id === erin.id)!.created_at);
     const createdAt = users.map((user) => Date.parse(user.created_at));
     expect(createdAt).toEqual([...createdAt].sort((a, b) => a - b));
     expect(JSON.stringify(response.body)).not.toContain(erin.token);
-    // No limit fields yet: they come with the quota work.
-    expect(Object.keys(users[0]!).sort()).toEqual(["created_at", "disabled", "id", "name", "role"]);
+    // Usage and limits, never anything of the user's chats or runs.
+    expect(Object.keys(users[0]!).sort()).toEqual([
+      "created_at",
+      "disabled",
+      "id",
+      "limits",
+      "max_active_runs",
+      "name",
+      "role",
+      "runs_per_day",
+      "tokens_per_day",
+      "usage",
+    ]);
   });
 
   it("is refused to a non-admin with 403 forbidden", async () => {
@@ -101,7 +126,7 @@ describe("PATCH /api/users/:id", () => {
     const grace = await createUser("grace");
     const promoted = await patchUser(grace.id, { role: "admin" });
     expect(promoted.status).toBe(200);
-    expect(promoted.body).toEqual({ id: grace.id, name: "grace", role: "admin", disabled: false, created_at: expect.any(String) });
+    expect(promoted.body).toEqual({ id: grace.id, name: "grace", role: "admin", disabled: false, ...NO_OWN_LIMITS, created_at: expect.any(String) });
     expect((await requestJson(`${api.url}/api/users`, { token: grace.token })).status).toBe(200);
 
     const demoted = await patchUser(grace.id, { role: "user" });
@@ -189,9 +214,10 @@ describe("PATCH /api/users/:id", () => {
       [{ role: "root" }, "role"],
       [{ disabled: "yes" }, "disabled"],
       [{ disabled: null }, "disabled"],
-      // The limits are not accepted before the quota work gives them a meaning.
-      [{ max_active_runs: 3 }, "max_active_runs"],
-      [{ role: "user", tokens_per_day: 10 }, "tokens_per_day"],
+      [{ max_active_runs: 0 }, "max_active_runs"],
+      [{ max_active_runs: 2.5 }, "max_active_runs"],
+      [{ role: "user", tokens_per_day: -1 }, "tokens_per_day"],
+      [{ runs_per_day: "10" }, "runs_per_day"],
       [{}, "(root)"],
       [[], "(root)"],
     ];

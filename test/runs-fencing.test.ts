@@ -14,7 +14,7 @@ describe("a run failed without a lease", () => {
     clock: systemClock,
     generateId,
     publisher: { publishEvents: async () => undefined, publishDelta: async () => undefined },
-    scheduler: { schedule: async () => undefined },
+    scheduler: { schedule: async () => undefined, admitFor: async () => undefined },
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
   });
   beforeAll(async () => {

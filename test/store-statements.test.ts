@@ -64,7 +64,15 @@ describe("the store's SQL statements", () => {
 
   const newChat = async (workspaceId?: string) => (await createChat(prisma, { userId: user.id, title: "statements", workspaceId, generateId })).id;
 
-  const queuedRun = async (chatId: string, options: { idempotencyKey?: string } = {}) =>
+  // Admitted as soon as created: this user piles up far more unfinished runs than admission lets
+  // through (max_active_runs, the waiting bound); admission has its own tests (team-*.test.ts).
+  const queuedRun = async (chatId: string, options: { idempotencyKey?: string } = {}) => {
+    const runId = await createdRun(chatId, options);
+    await pool.query("UPDATE runs SET dispatched_at = created_at WHERE id = $1 AND dispatched_at IS NULL", [runId]);
+    return runId;
+  };
+
+  const createdRun = async (chatId: string, options: { idempotencyKey?: string } = {}) =>
     (
       await createRun(
         { prisma, clock: systemClock, generateId },

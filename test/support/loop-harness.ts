@@ -15,6 +15,7 @@ import {
   createUser,
   createWorkspace,
   decideRunApproval,
+  dispatchRunsOfUser,
   executeRun,
   generateId,
   type PrismaClient,
@@ -83,7 +84,15 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
       ...createAgentqTools({ toolEnvironment: {}, searxngUrl: undefined, sandbox: null, administration }),
       ...(options.extraTools ?? []),
     ]),
-    scheduler: { schedule: async (runId) => void scheduled.push(runId) },
+    scheduler: {
+      schedule: async (runId) => void scheduled.push(runId),
+      // Admission for real (it writes Postgres); the admitted runs are "scheduled" like the others.
+      admitFor: async (runId) =>
+        void (await dispatchRunsOfUser(
+          { prisma, clock: systemClock, logger: dependencies.logger, schedule: async (id) => void scheduled.push(id) },
+          { runId },
+        )),
+    },
     clock: systemClock,
     generateId,
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
@@ -142,7 +151,12 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
       await decideRunApproval(
         {
           ...dependencies,
-          afterCommit: { publish: () => undefined, schedule: async (runId) => void scheduled.push(runId), requestCancel: () => undefined },
+          afterCommit: {
+            publish: () => undefined,
+            schedule: async (runId) => void scheduled.push(runId),
+            admitFor: dependencies.scheduler.admitFor,
+            requestCancel: () => undefined,
+          },
         },
         { userId, approvalId, decision, arguments: decideOptions.arguments },
       );

@@ -7,12 +7,29 @@ import { join } from "node:path";
 import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
 import { startApiServer, type ApiServer, type StartApiServerOverrides } from "../../apps/api/src/server.ts";
 import { createPrismaClient, type PrismaClient } from "@agentq/core";
+import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
 
 export const TEST_ADMIN_TOKEN = "aq_test-admin-token-0123456789abcdefghijklmnop";
 
+/** Sets api_rate_limit_per_minute in the test's database. */
+async function setRateLimit(databaseUrl: string, perMinute: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO settings (key, value, updated_at) VALUES ('api_rate_limit_per_minute', $1::jsonb, now()) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+      [JSON.stringify(perMinute)],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
 export interface StartTestApiOptions {
+  /** api_rate_limit_per_minute set in the database before the API starts. Default 0: tests run without a rate limit. */
+  rateLimitPerMinute?: number;
   /** Replaces fields of the test configuration (which starts from the API's defaults). */
   config?: Partial<ApiConfig>;
   /** Passed to startApiServer (a logger, a Redis connection...). */
@@ -51,6 +68,8 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     shutdownTimeoutMs: 2000,
     ...options.config,
   };
+  // Tests fire requests far faster than people do: no rate limit unless a test sets one.
+  await setRateLimit(database.url, options.rateLimitPerMinute ?? 0);
   const logs: string[] = [];
   const echo = process.env.AGENTQ_TEST_LOGS === "1";
   const server = await startApiServer(config, {

@@ -3,6 +3,7 @@ import { API_ROUTE_GROUPS } from "./api-route-groups.ts";
 import type { ApiDependencies } from "./api-dependencies.ts";
 import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
+import { rateLimit } from "./http/rate-limit.ts";
 import { unreachableDependencies } from "./check-readiness.ts";
 import { serveConsole } from "./console/serve-console.ts";
 import { installRoutes, queryTokenPathPatterns } from "./http/api-routes.ts";
@@ -28,6 +29,10 @@ export function createApp(dependencies: ApiDependencies): Express {
 
   app.use("/api", authenticate(dependencies.prisma, { queryTokenPaths: queryTokenPathPatterns(API_ROUTE_GROUPS, "/api") }));
   app.use("/api", refuseNulInPath());
+  app.use(
+    "/api",
+    rateLimit({ prisma: dependencies.prisma, redis: dependencies.redis, keyPrefix: dependencies.config.queuePrefix, logger: dependencies.logger }),
+  );
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated"));
   app.use(queueBoard(dependencies));

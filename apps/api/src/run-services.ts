@@ -4,6 +4,7 @@ import {
   buildToolEnvironment,
   createAgentqTools,
   createToolRegistry,
+  dispatchRunsOfUser,
   type Logger,
   logSandboxAvailability,
   type PrismaClient,
@@ -14,6 +15,7 @@ import {
   type RunEventRecord,
   type RunGeneration,
   type SandboxAvailability,
+  systemClock,
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
@@ -36,6 +38,8 @@ export interface RunServices {
   hub: RunSubscriptionHub;
   /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /** Admits the queued runs of `runId`'s owner that their limits allow (core runs/admit-runs.ts) and hands them on. */
+  admitFor(runId: string): Promise<void>;
   /** Publishes committed events to live subscribers (best effort). */
   publish(runId: string, events: RunEventRecord[]): void;
   /** Asks whichever worker runs it to stop now. */
@@ -69,7 +73,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);
 
-  return {
+  const services: RunServices = {
     tools,
     queue: runQueue.queue,
     sandbox,
@@ -104,6 +108,10 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
         clearTimeout(timer);
       }
     },
+    async admitFor(runId) {
+      const schedule = (id: string, generation: RunGeneration) => services.schedule(id, generation);
+      await dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, { runId });
+    },
     publish(runId, events) {
       if (events.length > 0) publisher.publishEvents(runId, events).catch(() => undefined);
     },
@@ -119,4 +127,5 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
       await closeRedisConnection(queueConnection as Redis);
     },
   };
+  return services;
 }

@@ -9,8 +9,10 @@ import {
   createAgentqTools,
   createPrismaClient,
   createToolRegistry,
+  dispatchRunsOfUser,
   executeRun,
   failRunWithoutLease,
+  findUsersAwaitingAdmission,
   generateId,
   JobSupervisor,
   logSandboxAvailability,
@@ -28,6 +30,7 @@ import {
   removeWorkerPresence,
   type RunLease,
   type RunLoopDependencies,
+  type RunGeneration,
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
@@ -131,12 +134,37 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
   await mcp.start();
   const tools = composeToolCatalog(registry, () => mcp.tools());
+  const schedule = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
+  // Admission (core runs/admit-runs.ts): a failure leaves the runs queued for the sweep below.
+  const admit = (owner: { userId: string } | { runId: string }) =>
+    dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, owner).catch((error: unknown) => {
+      logger.warn({ err: error, ...owner }, "admission failed; the sweep admits the user's runs later");
+      return [];
+    });
+  // One admission at a time per user, repeated once more when asked meanwhile: a burst of runs
+  // taken or ended costs a few admissions, not one each.
+  const admitting = new Map<string, Promise<void>>();
+  const askedAgain = new Set<string>();
+  const requestAdmission = (userId: string) => {
+    if (admitting.has(userId)) {
+      askedAgain.add(userId);
+      return;
+    }
+    const loop = async () => {
+      do {
+        askedAgain.delete(userId);
+        await admit({ userId });
+      } while (askedAgain.has(userId));
+      admitting.delete(userId);
+    };
+    admitting.set(userId, loop());
+  };
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,
     models: options.models ?? createModelResolver(config),
     tools,
-    scheduler: { schedule: (runId, generation) => runQueue.schedule(runId, generation) },
+    scheduler: { schedule, admitFor: async (runId) => void (await admit({ runId })) },
     clock: systemClock,
     generateId,
     logger,
@@ -193,9 +221,14 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
+    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts).
+    requestAdmission(acquired.context.run.userId);
     try {
       const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
+      // The run ended or parked: it no longer counts against its user's max_active_runs, and one
+      // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
+      if (outcome.kind !== "handed_back") requestAdmission(acquired.context.run.userId);
       if (outcome.kind === "handed_back") {
         // Back to the queue without counting a failed attempt: another worker continues at once.
         await job.moveToDelayed(Date.now(), token);
@@ -257,6 +290,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
 
   const sweep = () =>
     Promise.all([
+      // Runs waiting for admission whose trigger was lost (a process died between commit and admission).
+      findUsersAwaitingAdmission(prisma, { limit: 1000 }).then(async (users) => {
+        for (const userId of users) await admit({ userId });
+      }),
       reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) }).then(({ scheduled, samples }) => {
         if (scheduled.length > 0) logger.info({ runs: scheduled.length, samples }, "reconciler re-enqueued runs without a live job");
       }),

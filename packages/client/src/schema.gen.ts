@@ -483,8 +483,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a user's role or disable them (admin)
-         * @description A disabled user's tokens answer 401 at once (HTTP and the WebSocket upgrade); their runs are left to finish.
+         * Change a user's role or limits, or disable them (admin)
+         * @description A disabled user's tokens answer 401 at once (HTTP and the WebSocket upgrade); their runs are left to finish. A raised max_active_runs admits their waiting runs at once.
          */
         patch: operations["updateUser"];
         trace?: never;
@@ -943,8 +943,15 @@ export interface components {
         };
         Me: {
             id: string;
+            limits: components["schemas"]["UserLimits"];
             name: string;
+            /**
+             * Format: date-time
+             * @description when runs_today and tokens_today start again (the next UTC midnight)
+             */
+            resets_at: string;
             role: components["schemas"]["UserRole"];
+            usage: components["schemas"]["UserUsage"];
         };
         Message: {
             content: string | null;
@@ -1096,6 +1103,11 @@ export interface components {
              */
             agent_stream_timeout_seconds: number;
             /**
+             * @description 0-1000000, default 600
+             * @default 600
+             */
+            api_rate_limit_per_minute: number;
+            /**
              * @description tool names, or prefixes ending in `*` (`mcp__github__*`), whose every call pauses for approval, tainted or not (a grant still covers later calls)
              * @default []
              */
@@ -1156,6 +1168,21 @@ export interface components {
              */
             tools_web_enabled: boolean;
             /**
+             * @description 1-100000, default 20
+             * @default 20
+             */
+            user_max_active_runs: number;
+            /**
+             * @description 0-10000000, default 0
+             * @default 0
+             */
+            user_runs_per_day: number;
+            /**
+             * @description 0-2000000000, default 0
+             * @default 0
+             */
+            user_tokens_per_day: number;
+            /**
              * @description hosts or CIDR ranges, optional port, that fetch_page may reach although private
              * @default []
              */
@@ -1169,6 +1196,7 @@ export interface components {
             agent_max_tool_calls?: number;
             agent_repeated_call_limit?: number;
             agent_stream_timeout_seconds?: number;
+            api_rate_limit_per_minute?: number;
             approval_always?: string[];
             approval_ttl_seconds?: number;
             job_max_running?: number;
@@ -1181,6 +1209,9 @@ export interface components {
             tools_mcp_enabled?: boolean;
             tools_process_enabled?: boolean;
             tools_web_enabled?: boolean;
+            user_max_active_runs?: number;
+            user_runs_per_day?: number;
+            user_tokens_per_day?: number;
             web_fetch_allow?: string[];
         };
         TaintSource: {
@@ -1219,7 +1250,13 @@ export interface components {
         UpdateUserRequest: {
             /** @description true: the user's tokens answer 401 from the next request on */
             disabled?: boolean;
+            /** @description runs running or handed to workers at once; null: the deployment's setting */
+            max_active_runs?: number | null;
             role?: components["schemas"]["UserRole"];
+            /** @description runs created per UTC day, 0 = no quota; null: the deployment's setting */
+            runs_per_day?: number | null;
+            /** @description model tokens per UTC day, 0 = no quota; null: the deployment's setting */
+            tokens_per_day?: number | null;
         };
         User: {
             /** Format: date-time */
@@ -1227,15 +1264,54 @@ export interface components {
             /** @description a disabled user's tokens answer 401; their runs are left to finish */
             disabled: boolean;
             id: string;
+            /** @description the user's own max_active_runs; null: the deployment's setting */
+            max_active_runs: number | null;
             name: string;
             role: components["schemas"]["UserRole"];
+            /** @description the user's own daily run quota (0 = none); null: the deployment's setting */
+            runs_per_day: number | null;
+            /** @description the user's own daily token quota (0 = none); null: the deployment's setting */
+            tokens_per_day: number | null;
+        };
+        UserLimits: {
+            /** @description runs running or handed to workers at once; more stay queued */
+            max_active_runs: number;
+            /** @description runs created per UTC day; 0 = no quota */
+            runs_per_day: number;
+            /** @description model tokens (input + output) of the runs created in a UTC day; 0 = no quota */
+            tokens_per_day: number;
         };
         UserList: {
             /** @description oldest first */
-            users: components["schemas"]["User"][];
+            users: components["schemas"]["UserWithUsage"][];
         };
         /** @enum {string} */
         UserRole: "admin" | "user";
+        UserUsage: {
+            /** @description running, or queued and handed to workers (awaiting approval does not count) */
+            active_runs: number;
+            /** @description runs created since the last UTC midnight */
+            runs_today: number;
+            /** @description model tokens of the runs created since the last UTC midnight */
+            tokens_today: number;
+        };
+        UserWithUsage: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description a disabled user's tokens answer 401; their runs are left to finish */
+            disabled: boolean;
+            id: string;
+            limits: components["schemas"]["UserLimits"];
+            /** @description the user's own max_active_runs; null: the deployment's setting */
+            max_active_runs: number | null;
+            name: string;
+            role: components["schemas"]["UserRole"];
+            /** @description the user's own daily run quota (0 = none); null: the deployment's setting */
+            runs_per_day: number | null;
+            /** @description the user's own daily token quota (0 = none); null: the deployment's setting */
+            tokens_per_day: number | null;
+            usage: components["schemas"]["UserUsage"];
+        };
         Workspace: {
             id: string;
             name: string;
@@ -1904,6 +1980,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `quota_exceeded`: the user's runs_per_day or tokens_per_day is used up (`details`: quota, limit, resets_at); nothing was created */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `unavailable`: the queue did not take the run in time (it stays queued and starts later) */
             503: {
                 headers: {
@@ -2371,7 +2456,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the user the token belongs to */
+            /** @description the user the token belongs to, with their usage and the limits that apply */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2824,7 +2909,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the users, oldest first */
+            /** @description the users, oldest first, with their usage and the limits that apply */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -74,6 +74,7 @@ export const chatRoutes = [
     responses: { 202: { description: "the run, queued (or the first run of the same idempotency key)", schema: runSchema } },
     errors: {
       409: "`run_in_progress`: the chat has an active run and `multitask` is `reject`",
+      429: "`quota_exceeded`: the user's runs_per_day or tokens_per_day is used up (`details`: quota, limit, resets_at); nothing was created",
       503: "`unavailable`: the queue did not take the run in time (it stays queued and starts later)",
     },
     handler: async ({ dependencies, user, params, body }) => {

@@ -33,6 +33,10 @@ export type Tool = Schemas["Tool"];
 export type CreatedUser = Schemas["CreatedUser"];
 /** A user as admins see it (GET /api/users); the per-user limits are not in the API yet. */
 export type User = Schemas["User"];
+/** A user as the admin's list shows it: with their usage today and the limits that apply. */
+export type UserWithUsage = Schemas["UserWithUsage"];
+export type UserUsage = Schemas["UserUsage"];
+export type UserLimits = Schemas["UserLimits"];
 export type UserChanges = Schemas["UpdateUserRequest"];
 export type Job = Schemas["Job"];
 export type JobStatus = Schemas["JobStatus"];

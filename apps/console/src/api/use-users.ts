@@ -2,14 +2,16 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { api, unwrap } from "./client.ts";
 import { queryKeys } from "./query-keys.ts";
 import { readToken, saveToken } from "./token-store.ts";
-import type { Me, Role, User, UserChanges } from "./types.ts";
+import type { Me, Role, UserChanges, UserWithUsage } from "./types.ts";
 
-/** Every user of the deployment (admins only: the API answers 403 to anyone else). */
+/** Every user of the deployment with their usage and limits (admins only: the API answers 403 to anyone else). */
 export function useUsers(enabled = true) {
   return useQuery({
     queryKey: queryKeys.users.list(),
     queryFn: async ({ signal }) => (await unwrap(api.GET("/api/users", { signal }))).users,
     enabled,
+    // Usage moves while runs run.
+    refetchInterval: 30_000,
   });
 }
 
@@ -22,14 +24,17 @@ export function useCreateUser() {
   });
 }
 
-/** Changes a user's role or disabled flag; the list shows the stored user at once. */
+/** Changes a user's role, disabled flag or limits; the list shows the stored user at once, then the limits that now apply. */
 export function useUpdateUser() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async ({ userId, changes }: { userId: string; changes: UserChanges }) =>
       unwrap(api.PATCH("/api/users/{id}", { params: { path: { id: userId } }, body: changes })),
     onSuccess: (updated) => {
-      queryClient.setQueryData<User[]>(queryKeys.users.list(), (users) => users?.map((user) => (user.id === updated.id ? updated : user)));
+      queryClient.setQueryData<UserWithUsage[]>(queryKeys.users.list(), (users) =>
+        users?.map((user) => (user.id === updated.id ? { ...user, ...updated } : user)),
+      );
+      void queryClient.invalidateQueries({ queryKey: queryKeys.users.list() });
       // An admin who stepped down sees the console as a user from now on.
       if (queryClient.getQueryData<Me>(queryKeys.me)?.id === updated.id) void queryClient.invalidateQueries({ queryKey: queryKeys.me });
     },

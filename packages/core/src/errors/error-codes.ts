@@ -34,6 +34,9 @@ export const ERROR_HTTP_STATUS = {
   job_finished: 409,
   mcp_server_exists: 409,
   approval_expired: 410,
+  // Limits (Team operations).
+  quota_exceeded: 429,
+  rate_limited: 429,
   // The server and what it depends on.
   internal_error: 500,
   workspace_root_missing: 500,

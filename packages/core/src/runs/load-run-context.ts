@@ -25,6 +25,8 @@ export interface RunContext {
     cancelRequested: boolean;
   };
   role: "admin" | "user";
+  /** The user's daily token quota (their own, else `user_tokens_per_day`); 0 = none. */
+  tokensPerDay: number;
   workspace: WorkspaceRef | null;
   settings: AgentSettings;
   loopState: LoopState;
@@ -71,7 +73,9 @@ export async function loadRunContext(prisma: PrismaClient, runId: string): Promi
 
 /** The context of the row the run's context statement read (taking the lease reads it too: run-lease.ts). */
 export function runContextOf(row: RunContextRow): RunContext {
+  const settings = settingsFromRows(row.settings);
   return {
+    tokensPerDay: row.user_tokens_per_day ?? settings.user_tokens_per_day,
     run: {
       id: row.id,
       chatId: row.chat_id,
@@ -91,7 +95,7 @@ export function runContextOf(row: RunContextRow): RunContext {
     },
     role: row.role,
     workspace: row.workspace_id !== null && row.workspace_root !== null ? { id: row.workspace_id, rootPath: row.workspace_root } : null,
-    settings: settingsFromRows(row.settings),
+    settings,
     loopState: parseLoopState(row.loop_state),
     transcript: row.messages.map(toModelMessage),
     grants: row.grants,

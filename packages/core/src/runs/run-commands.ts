@@ -21,6 +21,8 @@ export interface RunAfterCommit {
   publish(runId: string, events: RunEventRecord[]): void;
   /** Hands a run to some worker; rejects (UnavailableError) when the queue cannot take it now. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /** Admits the queued runs of `runId`'s owner that their limits allow, and hands them on (runs/admit-runs.ts). */
+  admitFor(runId: string): Promise<void>;
   /** Asks whichever worker executes the run to stop at once (best effort: it also sees the flag). */
   requestCancel(runId: string): void;
 }
@@ -35,8 +37,8 @@ export interface RunCommandDependencies {
 
 /**
  * POST /api/chats/:id/runs: creates the run (multitask rule, idempotency), then publishes what it
- * committed, stops the runs it interrupted and hands the new run to a worker when nothing is ahead
- * of it. A queue that cannot take the run rejects after the commit: the run is kept, queued, and
+ * committed, stops the runs it interrupted and hands the new run to a worker when admission let it
+ * through (nothing ahead in its chat, the user under max_active_runs). A queue that cannot take the run rejects after the commit: the run is kept, queued, and
  * the reconciler hands it on later.
  */
 export async function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
@@ -44,7 +46,8 @@ export async function startRun(dependencies: RunCommandDependencies, input: Crea
   const result = await createRun(dependencies, input);
   for (const { runId, events } of result.events) afterCommit.publish(runId, events);
   for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
-  if (result.created && result.runnable) await afterCommit.schedule(result.runId, { lastEventSeq: 1, leaseVersion: 0 });
+  // Admitted in the creating transaction (the new run, and older ones of the user it found room for).
+  for (const run of result.admitted) await afterCommit.schedule(run.id, run.generation);
   return result;
 }
 
@@ -64,7 +67,11 @@ export async function cancelRun(
   );
   if (outcome.finishedNow) {
     afterCommit.publish(run.id, outcome.events);
-    if (outcome.nextRunOfChat) await scheduleRunOfChat({ scheduler: afterCommit, logger: dependencies.logger }, outcome.nextRunOfChat);
+    // A cancelled run no longer counts against its user's max_active_runs, and may unblock its chat's next run.
+    await scheduleRunOfChat(
+      { scheduler: afterCommit, logger: dependencies.logger },
+      outcome.nextRunOfChat ?? { id: run.id, generation: { lastEventSeq: 0, leaseVersion: 0 } },
+    );
   } else {
     afterCommit.requestCancel(run.id);
   }

@@ -4,6 +4,7 @@ import { AgentqError } from "../errors/agentq-error.ts";
 export type RunErrorCode =
   | "round_budget"
   | "token_budget"
+  | "quota_exceeded"
   | "stream_timeout"
   | "model_unavailable"
   | "model_error"

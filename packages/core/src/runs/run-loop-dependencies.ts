@@ -26,6 +26,11 @@ export interface RunGeneration {
 /** Hands a run to some worker (a queue job whose id is derived from the run's generation). */
 export interface RunScheduler {
   schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /**
+   * Admits the queued runs of the user who owns `runId` that their limits leave room for and hands
+   * them on (runs/admit-runs.ts): after a run of theirs ends or parks, or a chat's next run is unblocked.
+   */
+  admitFor(runId: string): Promise<void>;
 }
 
 export interface LoopLogger {

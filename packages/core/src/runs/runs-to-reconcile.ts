@@ -1,4 +1,5 @@
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { selectUsersAwaitingAdmission } from "../store/statements/admission-statements.ts";
 import { selectRunStillUnheld, selectRunsToReconcile } from "../store/statements/reconcile-statements.ts";
 import type { RunGeneration } from "./run-loop-dependencies.ts";
 import type { RunStatus } from "./run-status.ts";
@@ -13,7 +14,7 @@ export interface RunToReconcile {
 }
 
 /**
- * Queued runs older than `graceMs` (their enqueue may still be on its way) that nothing in their chat
+ * Admitted queued runs older than `graceMs` (their enqueue may still be on its way) that nothing in their chat
  * is ahead of, and running runs whose lease expired; least recently updated first, at most `limit`.
  */
 export async function findRunsToReconcile(prisma: PrismaClient, options: { graceMs: number; limit: number }): Promise<RunToReconcile[]> {
@@ -29,4 +30,9 @@ export async function findRunsToReconcile(prisma: PrismaClient, options: { grace
 /** Whether the run is still unheld in the generation the reconciler read (it may have moved on since). */
 export async function isRunStillUnheld(prisma: PrismaClient, runId: string, generation: RunGeneration): Promise<boolean> {
   return (await selectRunStillUnheld(sqlPoolOf(prisma), { runId, ...generation })) !== undefined;
+}
+
+/** Users with a queued run waiting for admission: the sweep admits for each (a trigger may have been lost with a crash). */
+export async function findUsersAwaitingAdmission(prisma: PrismaClient, options: { limit: number }): Promise<string[]> {
+  return selectUsersAwaitingAdmission(sqlPoolOf(prisma), options);
 }

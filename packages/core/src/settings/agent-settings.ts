@@ -33,6 +33,14 @@ export const NUMERIC_SETTINGS = {
   job_output_limit_bytes: { default: 10 * 1024 * 1024, min: 1024, max: 1024 * 1024 * 1024 },
   /** An MCP tool call that has no answer after this long is a tool error (the run goes on). Default 60 s. */
   mcp_call_timeout_seconds: { default: 60, min: 1, max: 3600 },
+  /** Runs of one user running or handed to the queue at once; more stay queued (runs/admit-runs.ts). A user's own limit overrides it. */
+  user_max_active_runs: { default: 20, min: 1, max: 100_000 },
+  /** Runs one user may create per UTC day; 0 = no quota. */
+  user_runs_per_day: { default: 0, min: 0, max: 10_000_000 },
+  /** Model tokens (input + output) of one user's runs created in a UTC day; 0 = no quota. */
+  user_tokens_per_day: { default: 0, min: 0, max: 2_000_000_000 },
+  /** API requests per user per minute (Redis-backed; fails open when Redis is down); 0 = no limit. */
+  api_rate_limit_per_minute: { default: 600, min: 0, max: 1_000_000 },
 } as const satisfies Record<string, NumericSetting>;
 
 /**

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { NavLink, Outlet, useLocation } from "react-router";
 import { usePendingApprovals } from "../../api/use-approvals.ts";
 import { useMe } from "../../api/use-me.ts";
+import { UsageSummary } from "../UsageSummary/UsageSummary.tsx";
 import { useSignOut } from "../../api/use-session.ts";
 import { classNames } from "../../lib/class-names.ts";
 import { Badge } from "../Badge/Badge.tsx";
@@ -65,6 +66,7 @@ export function AppShell() {
           agentq
         </NavLink>
         <div className={styles.user}>
+          <UsageSummary />
           {me.data && (
             <p className={styles.identity}>
               <span className={styles.userName}>{me.data.name}</span>

@@ -1,15 +1,17 @@
 import { useState } from "react";
 import { errorMessage } from "../../api/api-error.ts";
-import type { Role, User } from "../../api/types.ts";
+import type { Role, UserWithUsage } from "../../api/types.ts";
 import { useMe } from "../../api/use-me.ts";
 import { useRotateUserToken, useUpdateUser, useUsers } from "../../api/use-users.ts";
 import { formatDateTime } from "../../lib/format.ts";
+import { formatUsage } from "../../lib/format-usage.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Badge } from "../Badge/Badge.tsx";
 import { Button } from "../Button/Button.tsx";
 import { SelectField } from "../Form/SelectField.tsx";
 import { Loading } from "../Loading/Loading.tsx";
 import { NewTokenNotice } from "../NewTokenNotice/NewTokenNotice.tsx";
+import { UserLimitsEditor } from "../UserLimitsEditor/UserLimitsEditor.tsx";
 import styles from "./UserList.module.css";
 
 const ROLE_OPTIONS = [
@@ -18,7 +20,8 @@ const ROLE_OPTIONS = [
 ];
 
 /**
- * Every user with their role (changeable), whether they are disabled, and a new token on demand.
+ * Every user with their role (changeable), whether they are disabled, their usage today and their
+ * limits (changeable; empty = the deployment's setting), and a new token on demand.
  * A new token replaces the user's current one at once, so it asks once more before doing it.
  */
 export function UserList() {
@@ -31,7 +34,8 @@ export function UserList() {
   if (users.isPending) return <Loading label="Loading users…" />;
   if (users.isError) return <Alert>{errorMessage(users.error)}</Alert>;
 
-  const busy = (user: User, what: "role" | "disabled") => update.isPending && update.variables.userId === user.id && what in update.variables.changes;
+  const busy = (user: UserWithUsage, what: "role" | "disabled" | "max_active_runs") =>
+    update.isPending && update.variables.userId === user.id && what in update.variables.changes;
 
   return (
     <div className={styles.wrapper}>
@@ -53,6 +57,8 @@ export function UserList() {
               <th scope="col">Name</th>
               <th scope="col">Role</th>
               <th scope="col">Status</th>
+              <th scope="col">Usage today</th>
+              <th scope="col">Limits: active, runs a day, tokens a day (empty: the setting)</th>
               <th scope="col">Created</th>
               <th scope="col">
                 <span className="visually-hidden">Actions</span>
@@ -78,6 +84,21 @@ export function UserList() {
                   />
                 </td>
                 <td>{user.disabled ? <Badge tone="danger">disabled</Badge> : <Badge tone="success">enabled</Badge>}</td>
+                <td className={styles.usage} data-usage={user.name}>
+                  <span>
+                    {user.usage.active_runs}/{user.limits.max_active_runs} active
+                  </span>
+                  <span>{formatUsage(user.usage.runs_today, user.limits.runs_per_day)} runs</span>
+                  <span>{formatUsage(user.usage.tokens_today, user.limits.tokens_per_day)} tokens</span>
+                </td>
+                <td>
+                  <UserLimitsEditor
+                    key={`${user.max_active_runs}-${user.runs_per_day}-${user.tokens_per_day}`}
+                    user={user}
+                    busy={busy(user, "max_active_runs")}
+                    onSave={(changes) => update.mutate({ userId: user.id, changes })}
+                  />
+                </td>
                 <td className="muted">{formatDateTime(user.created_at)}</td>
                 <td>
                   <span className={styles.actions}>

@@ -35,6 +35,7 @@ const offer: ToolOfferContext = {
 
 function context(overrides: { rounds?: number; tainted?: boolean; settings?: Partial<AgentSettings>; transcript?: RunContext["transcript"] } = {}): RunContext {
   return {
+    tokensPerDay: 0,
     run: {
       id: "run_1",
       chatId: "chat_1",

@@ -2,6 +2,7 @@ import { detectPromisedAction, PROMISED_ACTION_NUDGE } from "../guards/promised-
 import { runErrorOf } from "../run-error.ts";
 import type { ModelResolver } from "../run-loop-dependencies.ts";
 import type { StepOutcome } from "../run-outcome.ts";
+import { checkTokenQuota } from "./check-token-quota.ts";
 import { finishExecution } from "./finish-execution.ts";
 import { checkRoundBudget, prepareRound } from "./prepare-round.ts";
 import { recordModelResponse } from "./record-model-response.ts";
@@ -17,6 +18,8 @@ export async function runRound(execution: RunExecution): Promise<StepOutcome> {
   const { run, settings } = context;
   const overBudget = checkRoundBudget(context);
   if (overBudget) return { kind: "stop", outcome: await finishExecution(execution, "failed", overBudget) };
+  const overQuota = await checkTokenQuota(execution);
+  if (overQuota) return { kind: "stop", outcome: await finishExecution(execution, "failed", overQuota) };
 
   let resolved: ReturnType<ModelResolver["resolve"]>;
   try {

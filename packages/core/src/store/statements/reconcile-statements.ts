@@ -15,7 +15,8 @@ const runToReconcileRow = z.object({
 });
 
 /**
- * Queued runs older than `graceSeconds` that nothing in their chat is ahead of, and running runs
+ * Queued runs older than `graceSeconds` that admission let through (runs/admit-runs.ts: the others wait
+ * for it, with no job) and that nothing in their chat is ahead of, and running runs
  * whose lease has expired, least recently updated first (at most `limit`).
  */
 export async function selectRunsToReconcile(runner: SqlRunner, input: { graceSeconds: number; limit: number }): Promise<z.output<typeof runToReconcileRow>[]> {
@@ -24,7 +25,7 @@ export async function selectRunsToReconcile(runner: SqlRunner, input: { graceSec
     `SELECT r.id, r.last_event_seq, r.lease_version, r.status::text AS status, r.lease_expires_at FROM runs AS r
     WHERE r.status IN ('queued', 'running')
       AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
-      AND (r.status = 'running' OR r.updated_at < now() - make_interval(secs => $1))
+      AND (r.status = 'running' OR (r.dispatched_at IS NOT NULL AND r.updated_at < now() - make_interval(secs => $1)))
       AND ${NOTHING_AHEAD_IN_CHAT}
     ORDER BY r.updated_at
     LIMIT $2`,

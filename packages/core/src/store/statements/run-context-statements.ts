@@ -13,7 +13,7 @@ import { storedApprovalColumns } from "./approval-statements.ts";
  */
 export const RUN_CONTEXT_COLUMNS = `r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
   r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.tainted_by, r.cancel_requested, r.loop_state,
-  u.role::text AS role, w.id AS workspace_id, w.root_path AS workspace_root,
+  u.role::text AS role, u.tokens_per_day AS user_tokens_per_day, w.id AS workspace_id, w.root_path AS workspace_root,
   (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
   (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
     FROM messages AS m WHERE m.chat_id = r.chat_id) AS messages,
@@ -65,6 +65,8 @@ export const runContextRow = z.object({
   /** Checked by runs/loop-state.ts. */
   loop_state: z.unknown(),
   role: z.enum(USER_ROLES),
+  /** The user's own daily token quota; null: the setting's. */
+  user_tokens_per_day: z.number().nullable(),
   workspace_id: z.string().nullable(),
   workspace_root: z.string().nullable(),
   /** Each value is checked by the settings' own schema (settings/agent-settings.ts). */

@@ -40,6 +40,7 @@ taken AS (
   FROM previous
   WHERE r.id = previous.id
     AND r.status IN ('queued', 'running')
+    AND r.dispatched_at IS NOT NULL
     AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
     AND ${NOTHING_AHEAD_IN_CHAT}
   RETURNING r.*, previous.status::text AS previous_status, previous.started_at AS previous_started)

@@ -53,11 +53,20 @@ export async function selectTokenOwner(runner: SqlRunner, tokenHash: string): Pr
 
 // User management (users/list-users.ts, update-user.ts, rotate-user-token.ts): plain SQL like the bootstrap above.
 
-const userRecordRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES), disabled: z.boolean(), created_at: z.date() });
+const userRecordRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(USER_ROLES),
+  disabled: z.boolean(),
+  max_active_runs: z.number().nullable(),
+  runs_per_day: z.number().nullable(),
+  tokens_per_day: z.number().nullable(),
+  created_at: z.date(),
+});
 
 export type UserRecordRow = z.output<typeof userRecordRow>;
 
-const USER_RECORD_COLUMNS = "id, name, role::text AS role, disabled, created_at";
+const USER_RECORD_COLUMNS = "id, name, role::text AS role, disabled, max_active_runs, runs_per_day, tokens_per_day, created_at";
 
 /** Every user, oldest first (a deployment has tens of users, not thousands: no paging). */
 export async function selectUsers(runner: SqlRunner): Promise<UserRecordRow[]> {
@@ -82,11 +91,16 @@ export async function lockEnabledAdmins(runner: SqlRunner): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-export async function updateUserAccess(runner: SqlRunner, input: { userId: string; role: UserRole; disabled: boolean }): Promise<UserRecordRow | undefined> {
+/** Sets the user's role, disabled flag and limits (null: the deployment's setting). */
+export async function updateUserAccess(
+  runner: SqlRunner,
+  input: { userId: string; role: UserRole; disabled: boolean; maxActiveRuns: number | null; runsPerDay: number | null; tokensPerDay: number | null },
+): Promise<UserRecordRow | undefined> {
   const [row] = await queryParsed(
     runner,
-    `UPDATE users SET role = $2::"UserRole", disabled = $3 WHERE id = $1 RETURNING ${USER_RECORD_COLUMNS}`,
-    [input.userId, input.role, input.disabled],
+    `UPDATE users SET role = $2::"UserRole", disabled = $3, max_active_runs = $4, runs_per_day = $5, tokens_per_day = $6 WHERE id = $1
+    RETURNING ${USER_RECORD_COLUMNS}`,
+    [input.userId, input.role, input.disabled, input.maxActiveRuns, input.runsPerDay, input.tokensPerDay],
     userRecordRow,
   );
   return row;

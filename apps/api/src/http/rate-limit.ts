@@ -1,0 +1,78 @@
+import type { RequestHandler } from "express";
+import type { Redis } from "ioredis";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { AgentqError, type Logger, type PrismaClient, readNumericSetting } from "@agentq/core";
+import { currentUser } from "./authenticate.ts";
+
+/** How long an instance reuses the `api_rate_limit_per_minute` it read from the settings. Default 5 s: a change applies within that. */
+const SETTING_CACHE_MS = 5000;
+
+/** Redis errors repeat on every request while it is down: log one per this many ms. Default 30 s. */
+const FAILURE_LOG_INTERVAL_MS = 30_000;
+
+export interface RateLimitOptions {
+  prisma: PrismaClient;
+  redis: Redis;
+  /** Keys live under `<prefix>:ratelimit:` (QUEUE_PREFIX, like every key agentq creates). */
+  keyPrefix: string;
+  logger: Logger;
+}
+
+/**
+ * Per-user request rate limit of the authenticated API (`api_rate_limit_per_minute`, 0 = none), a
+ * fixed one-minute window counted in Redis so every API instance shares it. Over it: `429
+ * rate_limited` with `Retry-After` (seconds). When Redis does not answer, the limiter fails open:
+ * the request goes through (the API's own work needs Postgres, not Redis) and the outage is logged.
+ */
+export function rateLimit(options: RateLimitOptions): RequestHandler {
+  const limiters = new Map<number, RateLimiterRedis>();
+  let cached: { points: number; readAt: number } | undefined;
+  let lastFailureLoggedAt = 0;
+
+  const pointsPerMinute = async (): Promise<number> => {
+    if (cached && Date.now() - cached.readAt < SETTING_CACHE_MS) return cached.points;
+    const points = await readNumericSetting(options.prisma, "api_rate_limit_per_minute");
+    cached = { points, readAt: Date.now() };
+    return points;
+  };
+  const limiterFor = (points: number): RateLimiterRedis => {
+    let limiter = limiters.get(points);
+    if (!limiter) {
+      limiter = new RateLimiterRedis({
+        storeClient: options.redis,
+        points,
+        duration: 60,
+        // The window's count is per limit value: a changed setting starts a fresh window.
+        keyPrefix: `${options.keyPrefix}:ratelimit:${points}`,
+        // A Redis that is reconnecting answers at once (fail open) instead of queueing the command.
+        rejectIfRedisNotReady: true,
+      });
+      limiters.set(points, limiter);
+    }
+    return limiter;
+  };
+
+  return async (request, response, next) => {
+    const user = currentUser(request);
+    const points = await pointsPerMinute();
+    if (points <= 0) return next();
+    try {
+      await limiterFor(points).consume(user.id);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+        response.setHeader("Retry-After", String(retryAfterSeconds));
+        throw new AgentqError("rate_limited", `more than ${points} requests in a minute; retry in ${retryAfterSeconds} s`, {
+          limit: points,
+          retry_after_seconds: retryAfterSeconds,
+        });
+      }
+      const now = Date.now();
+      if (now - lastFailureLoggedAt >= FAILURE_LOG_INTERVAL_MS) {
+        lastFailureLoggedAt = now;
+        options.logger.warn({ err: rejection }, "rate limiter unavailable (Redis): requests are let through unlimited until it is back");
+      }
+    }
+    next();
+  };
+}

@@ -1,0 +1,72 @@
+import type pg from "pg";
+import type { Clock } from "../clock.ts";
+import { NUMERIC_SETTINGS } from "../settings/agent-settings.ts";
+import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
+import { inSqlTransaction } from "../store/sql-pool.ts";
+import { admitQueuedRunsOfUser, lockUserLimits, type UserLimitsRow } from "../store/statements/admission-statements.ts";
+import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
+
+/**
+ * Admitted runs of one user that are not yet taken by a worker, at most. This bound is what makes
+ * dispatch fair: the queue (BullMQ, first in first out) never holds more than this many jobs of one
+ * user, so another user's new run waits behind at most this many of theirs, whatever their backlog.
+ * Large enough that one user alone keeps every slot fed: the jobs waiting are refilled each time a
+ * run of theirs ends, parks or is created. Default 10.
+ */
+export const ADMITTED_WAITING_PER_USER = 10;
+
+/** The defaults of the limit settings (used when no settings row overrides them). */
+export const LIMIT_DEFAULTS = {
+  maxActiveRuns: NUMERIC_SETTINGS.user_max_active_runs.default,
+  runsPerDay: NUMERIC_SETTINGS.user_runs_per_day.default,
+  tokensPerDay: NUMERIC_SETTINGS.user_tokens_per_day.default,
+} as const;
+
+/** Whose runs to admit: a user, or the owner of a run. */
+export type AdmissionOwner = { userId: string } | { runId: string };
+
+/** A run admission handed on: the caller enqueues it after the commit. */
+export interface AdmittedRun {
+  id: string;
+  generation: RunGeneration;
+}
+
+/**
+ * Admits the user's queued runs their limits leave room for, oldest first, inside the caller's
+ * transaction: locks the user's row, then marks the runs admitted (`dispatched_at`). `limits`:
+ * when the caller already holds the lock and read them.
+ */
+export async function admitRunsInTransaction(client: pg.PoolClient, owner: AdmissionOwner, now: Date, limits?: UserLimitsRow): Promise<AdmittedRun[]> {
+  const applied = limits && "userId" in owner ? { ...limits, user_id: owner.userId } : await lockUserLimits(client, { ...owner, defaults: LIMIT_DEFAULTS });
+  if (!applied) return [];
+  const rows = await admitQueuedRunsOfUser(client, {
+    userId: applied.user_id,
+    maxActiveRuns: applied.max_active_runs,
+    maxWaiting: ADMITTED_WAITING_PER_USER,
+    now,
+  });
+  return rows.map((row) => ({ id: row.id, generation: { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } }));
+}
+
+export interface DispatchDependencies {
+  prisma: PrismaClient;
+  clock: Clock;
+  logger: LoopLogger;
+  /** Enqueues one admitted run (RunQueue.schedule); a failure leaves it to the reconciler. */
+  schedule(runId: string, generation: RunGeneration): Promise<void>;
+}
+
+/**
+ * Admits what the user's limits allow now and hands it to the queue. Called when a run of the user
+ * ends or parks (a slot freed), when the chat's next run is unblocked, and by the sweep. A run
+ * admitted here whose enqueue fails is admitted in Postgres: the reconciler enqueues it later.
+ */
+export async function dispatchRunsOfUser(dependencies: DispatchDependencies, owner: AdmissionOwner): Promise<AdmittedRun[]> {
+  const admitted = await inSqlTransaction(sqlPoolOf(dependencies.prisma), (client) => admitRunsInTransaction(client, owner, dependencies.clock()));
+  for (const run of admitted) {
+    await dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
+      dependencies.logger.warn({ run_id: run.id, err: error }, "could not enqueue an admitted run; the reconciler will");
+    });
+  }
+  return admitted;
+}

@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { type PreparedSql, preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { nothingAheadInChat } from "./run-lease-statements.ts";
+
+// Admission (runs/admit-runs.ts, docs/design.md "Fair dispatch"): which queued runs of a user are
+// handed to the queue, and the limits and usage that decide it.
+
+/** A numeric setting's stored value, or `fallback` (the default) when unset or not a number. */
+function numericSetting(key: string, fallback: number): string {
+  return `COALESCE((SELECT (value::text)::numeric::int FROM settings WHERE key = '${key}' AND jsonb_typeof(value) = 'number'), ${fallback})`;
+}
+
+/** The limits that apply to the user aliased `u`: their own, or the deployment's settings. */
+export function userLimitColumns(defaults: { maxActiveRuns: number; runsPerDay: number; tokensPerDay: number }): string {
+  return `COALESCE(u.max_active_runs, ${numericSetting("user_max_active_runs", defaults.maxActiveRuns)}) AS max_active_runs,
+  COALESCE(u.runs_per_day, ${numericSetting("user_runs_per_day", defaults.runsPerDay)}) AS runs_per_day,
+  COALESCE(u.tokens_per_day, ${numericSetting("user_tokens_per_day", defaults.tokensPerDay)}) AS tokens_per_day`;
+}
+
+export const userLimitsRow = z.object({ max_active_runs: z.number(), runs_per_day: z.number(), tokens_per_day: z.number() });
+
+export type UserLimitsRow = z.output<typeof userLimitsRow>;
+
+/**
+ * A run counts as active while it is running, or queued and admitted (handed to the queue, or a
+ * started run waiting to resume). Parked runs (awaiting approval) hold nothing and do not count.
+ */
+export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))";
+
+/**
+ * Picks the user's oldest queued runs that nothing in their chat is ahead of, up to the room their
+ * limits leave ($2 max active runs, $3 admitted-but-not-started runs), and marks them admitted.
+ * The caller holds the user's row lock (so two admissions of one user cannot both fill the last
+ * slot) and took it in an earlier statement: this statement's snapshot sees every admission
+ * committed before it.
+ */
+const ADMIT_SQL = preparedSql(
+  "admission_admit",
+  `
+WITH counts AS (
+  SELECT count(*) FILTER (WHERE ${ACTIVE_RUN_CONDITION}) AS active,
+    count(*) FILTER (WHERE status = 'queued' AND dispatched_at IS NOT NULL AND lease_version = 0) AS waiting
+  FROM runs WHERE user_id = $1 AND status IN ('queued', 'running')
+),
+picked AS (
+  SELECT r.id FROM runs AS r
+  WHERE r.user_id = $1 AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
+  ORDER BY r.created_at, r.id
+  LIMIT (SELECT GREATEST(0, LEAST($2 - counts.active, $3 - counts.waiting)) FROM counts)
+)
+UPDATE runs SET dispatched_at = $4 FROM picked WHERE runs.id = picked.id
+RETURNING runs.id, runs.last_event_seq, runs.lease_version, runs.created_at`,
+);
+
+const admittedRow = z.object({ id: z.string(), last_event_seq: z.number(), lease_version: z.number(), created_at: z.date() });
+
+export async function admitQueuedRunsOfUser(
+  runner: SqlRunner,
+  input: { userId: string; maxActiveRuns: number; maxWaiting: number; now: Date },
+): Promise<z.output<typeof admittedRow>[]> {
+  const rows = await queryParsed(runner, ADMIT_SQL, [input.userId, input.maxActiveRuns, input.maxWaiting, input.now], admittedRow);
+  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+}
+
+const lockedUserRow = userLimitsRow.extend({ user_id: z.string() });
+
+let lockUserStatement: PreparedSql | undefined;
+
+/**
+ * Locks the row of the user (`userId`, or the owner of `runId`), serializing their admissions and
+ * run creations, and reads the limits that apply. Every run creation asks this: prepared. NO KEY
+ * UPDATE, not UPDATE: the run the creating transaction inserted holds a KEY SHARE lock on the same
+ * row (its foreign key), and two creations each holding one and asking for UPDATE would deadlock.
+ */
+export async function lockUserLimits(
+  runner: SqlRunner,
+  input: { userId?: string; runId?: string; defaults: { maxActiveRuns: number; runsPerDay: number; tokensPerDay: number } },
+): Promise<z.output<typeof lockedUserRow> | undefined> {
+  lockUserStatement ??= preparedSql(
+    "admission_lock_user",
+    `SELECT u.id AS user_id, ${userLimitColumns(input.defaults)} FROM users AS u
+    WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text)) FOR NO KEY UPDATE OF u`,
+  );
+  const [row] = await queryParsed(runner, lockUserStatement, [input.userId ?? null, input.runId ?? null], lockedUserRow);
+  return row;
+}
+
+const usageRow = z.object({ active_runs: z.number(), runs_today: z.number(), tokens_today: z.number() });
+
+export type UserUsageRow = z.output<typeof usageRow>;
+
+/** The user's active runs and what their runs created since `dayStart` counted (runs, model tokens). */
+export async function selectUserUsage(runner: SqlRunner, input: { userId: string; dayStart: Date }): Promise<UserUsageRow> {
+  const [row] = await queryParsed(
+    runner,
+    `SELECT
+      (SELECT count(*) FROM runs WHERE user_id = $1 AND status IN ('queued', 'running') AND ${ACTIVE_RUN_CONDITION})::int AS active_runs,
+      (SELECT count(*) FROM runs WHERE user_id = $1 AND created_at >= $2)::int AS runs_today,
+      (SELECT COALESCE(sum(input_tokens + output_tokens), 0) FROM runs WHERE user_id = $1 AND created_at >= $2)::float8 AS tokens_today`,
+    [input.userId, input.dayStart],
+    usageRow,
+  );
+  return row ?? { active_runs: 0, runs_today: 0, tokens_today: 0 };
+}
+
+const userIdRow = z.object({ user_id: z.string() });
+
+/** Users with a queued run waiting for admission that nothing in its chat is ahead of (the sweep's safety net). */
+export async function selectUsersAwaitingAdmission(runner: SqlRunner, input: { limit: number }): Promise<string[]> {
+  const rows = await queryParsed(
+    runner,
+    `SELECT DISTINCT r.user_id FROM runs AS r
+    WHERE r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
+    LIMIT $1`,
+    [input.limit],
+    userIdRow,
+  );
+  return rows.map((row) => row.user_id);
+}
