@@ -4,6 +4,7 @@ import type { ApiRouteGroup } from "./http/api-routes.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi/build-openapi-document.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { chatRoutes } from "./routes/chats.ts";
+import { emailRoutes } from "./routes/emails.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -35,6 +36,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "runs", description: "Runs and their events (see also /api/ws)", routes: runRoutes },
   { tag: "approvals", description: "Deciding paused tool calls", routes: approvalRoutes },
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
+  { tag: "emails", description: "Email drafts and sending (SMTP)", routes: emailRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },

@@ -6,6 +6,7 @@ import {
   acquireRun,
   buildToolEnvironment,
   createAgentqTools,
+  createEmailServices,
   createPrismaClient,
   createToolRegistry,
   executeRun,
@@ -22,6 +23,7 @@ import {
   renewLeases,
   resolveApprovalSecret,
   RunAbort,
+  sqlPoolOf,
   type RunLease,
   type RunLoopDependencies,
   type RunOutcome,
@@ -114,7 +116,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const email = createEmailServices({ config: config.email, sql: sqlPoolOf(prisma) });
+  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, email }));
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,

@@ -32,6 +32,8 @@ export const ERROR_HTTP_STATUS = {
   approval_stale: 409,
   revision_mismatch: 409,
   job_finished: 409,
+  email_already_sent: 409,
+  email_not_configured: 409,
   approval_expired: 410,
   // The server and what it depends on.
   internal_error: 500,

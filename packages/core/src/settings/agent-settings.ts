@@ -38,6 +38,7 @@ export const TOOL_FAMILY_FLAGS = {
   tools_files_enabled: "files",
   tools_process_enabled: "process",
   tools_web_enabled: "web",
+  tools_email_enabled: "email",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

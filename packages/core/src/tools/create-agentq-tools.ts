@@ -1,4 +1,5 @@
 import { createFileTools } from "./files/create-file-tools.ts";
+import { createEmailTools, type EmailToolsOptions } from "./personal/email/email-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
 import type { ProcessSandbox } from "./process/sandbox/process-sandbox.ts";
@@ -19,6 +20,8 @@ export interface AgentqToolsOptions {
   sandbox: ProcessSandbox | null;
   /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
   jobs?: JobControl | null;
+  /** The email tools' storage and SMTP side (`sending` null: no send_email); undefined: no email tools. */
+  email?: EmailToolsOptions;
 }
 
 /**
@@ -33,5 +36,6 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
       : [createRunCommandTool({ environment: options.toolEnvironment, sandbox: options.sandbox }), ...createJobTools(options.jobs ?? null)]),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
+    ...(options.email === undefined ? [] : createEmailTools(options.email)),
   ];
 }
