@@ -144,7 +144,10 @@ describe("email", () => {
   it("draft_email in a run creates a draft and names it as email_id", async () => {
     const chatId = await stack.createChat();
     const runId = await stack.run(chatId, {
-      input: scenarioInput([{ tool: "draft_email", args: { to: "fay@example.com", subject: "From the model", body: "Drafted by a run" } }, { text: "drafted" }]),
+      input: scenarioInput([
+        { tool: "draft_email", args: { to: "fay@example.com", subject: "From the model", body: "Drafted by a run" } },
+        { text: "drafted" },
+      ]),
     });
     expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "drafted" });
     const completed = (await stack.events(runId)).find((event) => event.type === "tool.completed");
@@ -159,11 +162,7 @@ describe("email", () => {
     const created = await draft({ to: "gus@example.com", subject: "Untainted", body: "Sent by the agent.\nSecond line." });
     const chatId = await stack.createChat();
     const runId = await stack.run(chatId, {
-      input: scenarioInput([
-        { tool: "send_email", args: { email_id: created.id } },
-        { tool: "send_email", args: { email_id: created.id } },
-        { text: "sent" },
-      ]),
+      input: scenarioInput([{ tool: "send_email", args: { email_id: created.id } }, { tool: "send_email", args: { email_id: created.id } }, { text: "sent" }]),
     });
     expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "sent" });
     const results = (await stack.events(runId)).filter((event) => event.type === "tool.completed").map((event) => event.data);

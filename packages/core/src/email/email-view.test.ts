@@ -28,8 +28,8 @@ describe("toEmailView", () => {
   });
 
   it("an error the sender recorded is kept as it is", () => {
-    expect(toEmailView({ ...sending, status: "failed", error: "not sent: 550 no such user" }, new Date(startedAt.getTime() + SEND_IN_DOUBT_AFTER_MS * 2)).error).toBe(
-      "not sent: 550 no such user",
-    );
+    expect(
+      toEmailView({ ...sending, status: "failed", error: "not sent: 550 no such user" }, new Date(startedAt.getTime() + SEND_IN_DOUBT_AFTER_MS * 2)).error,
+    ).toBe("not sent: 550 no such user");
   });
 });

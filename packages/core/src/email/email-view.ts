@@ -28,7 +28,10 @@ export function inDoubtMessage(email: EmailRecord): string {
 
 export function toEmailView(email: EmailRecord, now: Date): EmailView {
   const abandoned =
-    email.status === "sending" && email.error === null && email.sendStartedAt !== null && now.getTime() - email.sendStartedAt.getTime() > SEND_IN_DOUBT_AFTER_MS;
+    email.status === "sending" &&
+    email.error === null &&
+    email.sendStartedAt !== null &&
+    now.getTime() - email.sendStartedAt.getTime() > SEND_IN_DOUBT_AFTER_MS;
   return {
     id: email.id,
     to: email.to,

@@ -31,7 +31,11 @@ export function newMessageId(emailId: string, from: string): string {
  * committed before any SMTP traffic). Whoever loses the race (a double click, a retry, a second
  * worker) gets `email_already_sent`; someone else's email is not found.
  */
-export async function claimEmailForSending(dependencies: Pick<EmailSendDependencies, "sql" | "clock" | "from">, userId: string, emailId: string): Promise<EmailRecord> {
+export async function claimEmailForSending(
+  dependencies: Pick<EmailSendDependencies, "sql" | "clock" | "from">,
+  userId: string,
+  emailId: string,
+): Promise<EmailRecord> {
   const claimed = await claimEmailSend(dependencies.sql, { userId, emailId, messageId: newMessageId(emailId, dependencies.from), now: dependencies.clock() });
   if (claimed) return claimed;
   throw refusal(await getOwnEmail(dependencies.sql, userId, emailId));

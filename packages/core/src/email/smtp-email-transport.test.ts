@@ -3,7 +3,9 @@ import { classifyDeliveryError } from "./smtp-email-transport.ts";
 
 describe("classifyDeliveryError", () => {
   it("a refusal by the server, a failed login or a connection that never opened: nothing was sent", () => {
-    expect(classifyDeliveryError(Object.assign(new Error("550 mailbox unavailable"), { code: "EMESSAGE", responseCode: 550, command: "DATA" })).kind).toBe("not_sent");
+    expect(classifyDeliveryError(Object.assign(new Error("550 mailbox unavailable"), { code: "EMESSAGE", responseCode: 550, command: "DATA" })).kind).toBe(
+      "not_sent",
+    );
     expect(classifyDeliveryError(Object.assign(new Error("Invalid login"), { code: "EAUTH", command: "AUTH PLAIN" })).kind).toBe("not_sent");
     expect(classifyDeliveryError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ESOCKET", command: "CONN" })).kind).toBe("not_sent");
   });

@@ -78,7 +78,12 @@ export async function updateUnsentEmail(
 
 /** Deletes an unsent email; false when it is not the user's or no longer unsent. */
 export async function deleteUnsentEmail(runner: SqlRunner, input: { userId: string; emailId: string }): Promise<boolean> {
-  const rows = await queryParsed(runner, `DELETE FROM emails WHERE id = $1 AND user_id = $2 AND ${UNSENT} RETURNING id`, [input.emailId, input.userId], z.object({ id: z.string() }));
+  const rows = await queryParsed(
+    runner,
+    `DELETE FROM emails WHERE id = $1 AND user_id = $2 AND ${UNSENT} RETURNING id`,
+    [input.emailId, input.userId],
+    z.object({ id: z.string() }),
+  );
   return rows.length === 1;
 }
 
