@@ -41,6 +41,10 @@ export const queryKeys = {
   },
   /** The API's OpenAPI document (the settings' ranges come from it). */
   openapi: ["openapi"] as const,
+  emails: {
+    all: ["emails"] as const,
+    list: () => ["emails", "list"] as const,
+  },
   jobs: {
     all: ["jobs"] as const,
     list: () => ["jobs", "list"] as const,

@@ -37,6 +37,8 @@ export type UserChanges = Schemas["UpdateUserRequest"];
 export type Job = Schemas["Job"];
 export type JobStatus = Schemas["JobStatus"];
 export type JobOutput = Schemas["JobOutput"];
+export type Email = Schemas["Email"];
+export type EmailStatus = Schemas["EmailStatus"];
 /** A durable run event (API.md "Events"): `seq` is contiguous per run, from 1. */
 export type RunEvent = Schemas["Event"];
 
