@@ -141,6 +141,23 @@ describe("email", () => {
     expect(JSON.stringify([accepted.body, sent, (await stack.request("GET", "/api/emails")).body])).not.toContain(smtp.password);
   });
 
+  it("a send the server refuses is recorded failed with the reason; nothing went out, so it can be fixed and sent again", async () => {
+    const created = await draft({ to: "nobody@refused.example", subject: "Refused first", body: "second try works" });
+    expect((await stack.request("POST", `/api/emails/${created.id}/send`)).status).toBe(202);
+    await eventually("the send recorded as failed", async () => (await stack.request("GET", `/api/emails/${created.id}`)).body.status === "failed");
+    const failed = (await stack.request("GET", `/api/emails/${created.id}`)).body;
+    expect(failed.error).toMatch(/^not sent: .*no such mailbox/);
+    expect(failed.sent_at).toBeNull();
+    expect(mailsWithSubject("Refused first")).toHaveLength(0);
+
+    expect((await stack.request("PATCH", `/api/emails/${created.id}`, { body: { to: "real@example.com" } })).status).toBe(200);
+    expect((await stack.request("POST", `/api/emails/${created.id}/send`)).status).toBe(202);
+    await eventually("the second send recorded as sent", async () => (await stack.request("GET", `/api/emails/${created.id}`)).body.status === "sent");
+    expect((await stack.request("GET", `/api/emails/${created.id}`)).body.error).toBeNull();
+    expect(mailsWithSubject("Refused first")).toHaveLength(1);
+    expect(mailsWithSubject("Refused first")[0]!.recipients).toEqual(["real@example.com"]);
+  });
+
   it("draft_email in a run creates a draft and names it as email_id", async () => {
     const chatId = await stack.createChat();
     const runId = await stack.run(chatId, {

@@ -41,6 +41,11 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
       if (auth.username === "agentq" && auth.password === password) callback(null, { user: auth.username });
       else callback(new Error("invalid credentials"));
     },
+    // Recipients at refused.example are refused (550): a send the server turns down, nothing delivered.
+    onRcptTo(address, _session, callback) {
+      if (address.address.endsWith("@refused.example")) callback(Object.assign(new Error("no such mailbox"), { responseCode: 550 }));
+      else callback();
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then(async (parsed) => {
