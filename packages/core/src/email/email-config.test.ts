@@ -15,7 +15,9 @@ describe("email configuration", () => {
     const config = emailConfigFromEnvironment(parseEnvironment(schema, { SMTP_URL: "smtps://me:hunter2-secret@mail.example.com:465" }));
     expect(config).toEqual({ smtpUrl: "smtps://me:hunter2-secret@mail.example.com:465", from: DEFAULT_EMAIL_FROM });
     expect(describeSmtpServer(config!)).toBe("smtps://mail.example.com:465");
-    expect(emailConfigFromEnvironment(parseEnvironment(schema, { SMTP_URL: "smtp://mail.example.com", EMAIL_FROM: "bot@example.com" }))?.from).toBe("bot@example.com");
+    expect(emailConfigFromEnvironment(parseEnvironment(schema, { SMTP_URL: "smtp://mail.example.com", EMAIL_FROM: "bot@example.com" }))?.from).toBe(
+      "bot@example.com",
+    );
   });
 
   it("a bad SMTP_URL or EMAIL_FROM names the variable and never echoes the value (it may hold a password)", () => {
