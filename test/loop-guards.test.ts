@@ -136,7 +136,8 @@ describe("loop guards and malformed calls", () => {
     expect(run.status).toBe("completed");
     expect(events.some((event) => event.type === "guard.triggered" && event.data.guard === "token_budget")).toBe(true);
     const last = stack.provider.requests.at(-1)!;
-    const readResult = last.messages.find((message) => message.role === "tool" && message.content.includes("big.txt"));
+    // The first tool message answers read_file (its truncated result may no longer name the file).
+    const readResult = last.messages.find((message) => message.role === "tool");
     expect(readResult?.content).toMatch(/truncated/i);
   });
 });
