@@ -4,7 +4,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
 import { type ConsolePage, launchBrowser, openConsolePage, signIn } from "./browser.ts";
-import { startTestStack, type TestStack } from "./test-stack.ts";
+import { startTestStack, type TestStack, type TestStackOptions } from "./test-stack.ts";
 
 export interface ConsoleSession {
   readonly stack: TestStack;
@@ -14,8 +14,11 @@ export interface ConsoleSession {
   open(token?: string, options?: { width?: number; height?: number }): Promise<Page>;
 }
 
-/** Registers the file's hooks; call at the top level of a test file. */
-export function useConsoleSession(): ConsoleSession {
+/**
+ * Registers the file's hooks; call at the top level of a test file. `stackOptions` is called in
+ * beforeAll, so it may name services the file starts first (an SMTP server).
+ */
+export function useConsoleSession(stackOptions: () => TestStackOptions | Promise<TestStackOptions> = () => ({})): ConsoleSession {
   // A browser test waits on a page, a worker and the fake model at once; on a loaded 2-core machine
   // (three test files at a time) a step can take several seconds, so each test gets a minute.
   vi.setConfig({ testTimeout: 60_000 });
@@ -24,7 +27,7 @@ export function useConsoleSession(): ConsoleSession {
   const opened: ConsolePage[] = [];
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startTestStack(), launchBrowser()]);
+    [stack, browser] = await Promise.all([startTestStack(await stackOptions()), launchBrowser()]);
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { administrationRoutes } from "./routes/administration.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { queueBoardRoutes } from "./routes/queue-board.ts";
 import { chatRoutes } from "./routes/chats.ts";
+import { emailRoutes } from "./routes/emails.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { mcpServerRoutes } from "./routes/mcp-servers.ts";
 import { runRoutes } from "./routes/runs.ts";
@@ -38,6 +39,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "runs", description: "Runs and their events (see also /api/ws)", routes: runRoutes },
   { tag: "approvals", description: "Deciding paused tool calls", routes: approvalRoutes },
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
+  { tag: "emails", description: "Email drafts and sending (SMTP)", routes: emailRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "administration", description: "Services status and the audit log (admin)", routes: [...administrationRoutes, ...queueBoardRoutes] },

@@ -1,12 +1,21 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "@agentq/core";
+import {
+  type CommonConfig,
+  commonConfigFromEnvironment,
+  commonEnvironmentShape,
+  type EmailConfig,
+  emailConfigFromEnvironment,
+  emailEnvironmentShape,
+  parseEnvironment,
+} from "@agentq/core";
 import { parseByteSize } from "./http/parse-byte-size.ts";
 
 /** The API's environment: the shared variables plus the ones only the API reads (API.md's table). */
 export const apiEnvironmentSchema = z.object({
   ...commonEnvironmentShape,
+  ...emailEnvironmentShape,
   PORT: z
     .string()
     .regex(/^\d{1,5}$/, "expected a port number 0-65535 (0 = any free port)")
@@ -48,6 +57,8 @@ export interface ApiConfig extends CommonConfig {
   readinessTimeoutMs: number;
   /** How long a graceful shutdown lets in-flight requests finish. Default 10 000 ms (under Kubernetes' 30 s grace). */
   shutdownTimeoutMs: number;
+  /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (REST send answers 409 email_not_configured, send_email is not listed). */
+  email: EmailConfig | null;
 }
 
 /** Parses the API's environment, or throws InvalidEnvironmentError naming every bad variable. */
@@ -62,5 +73,6 @@ export function parseApiConfig(environment: Record<string, string | undefined>):
     consoleDirectory: path.resolve(parsed.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIRECTORY),
     readinessTimeoutMs: 1000,
     shutdownTimeoutMs: 10_000,
+    email: emailConfigFromEnvironment(parsed),
   };
 }

@@ -3,6 +3,9 @@ import type { Redis } from "ioredis";
 import {
   buildToolEnvironment,
   createAgentqTools,
+  createEmailServices,
+  type EmailServices,
+  sqlPoolOf,
   createToolRegistry,
   dispatchRunsOfUser,
   type Logger,
@@ -36,6 +39,8 @@ export interface RunServices {
   sandbox: SandboxAvailability;
   approvalSecret: string;
   hub: RunSubscriptionHub;
+  /** Drafts and the SMTP side (null `sending` without SMTP_URL); the REST send delivers through it, in this process. */
+  email: EmailServices;
   /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow (core runs/admit-runs.ts) and hands them on. */
@@ -64,8 +69,10 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
   // The API lists tools (GET /api/tools) as a worker on this host would offer them: without a sandbox, no process tools.
   const sandbox = await probeProcessSandbox({ mode: config.processSandbox, searchPath: process.env.PATH ?? "/usr/bin:/bin" });
   logSandboxAvailability(sandbox, logger);
+  const email = createEmailServices({ config: config.email, sql: sqlPoolOf(prisma) });
   const tools = createToolRegistry(
     createAgentqTools({
+      email,
       toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow),
       searxngUrl: config.searxngUrl,
       sandbox: sandbox.available ? sandbox.sandbox : null,
@@ -79,6 +86,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
     sandbox,
     approvalSecret,
     hub,
+    email,
     async schedule(runId, generation) {
       let timer: NodeJS.Timeout | undefined;
       try {

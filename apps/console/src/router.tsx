@@ -6,6 +6,7 @@ import { ApprovalsPage } from "./pages/ApprovalsPage/ApprovalsPage.tsx";
 import { ChatPage } from "./pages/ChatPage/ChatPage.tsx";
 import { ChatsIndex, ChatsPage } from "./pages/ChatsPage/ChatsPage.tsx";
 import { JobsPage } from "./pages/JobsPage/JobsPage.tsx";
+import { MailPage } from "./pages/MailPage/MailPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
 import { ToolsPage } from "./pages/ToolsPage/ToolsPage.tsx";
 import { WorkspacePage } from "./pages/WorkspacePage/WorkspacePage.tsx";
@@ -39,6 +40,7 @@ export const router = createBrowserRouter(
         { path: "workspaces/:workspaceId", element: <WorkspacePage /> },
         { path: "tools", element: <ToolsPage /> },
         { path: "jobs", element: <JobsPage /> },
+        { path: "mail", element: <MailPage /> },
         { path: "admin", element: <AdminPage /> },
         { path: "*", element: <NotFoundPage /> },
       ],

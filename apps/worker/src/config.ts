@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "@agentq/core";
+import {
+  type CommonConfig,
+  commonConfigFromEnvironment,
+  commonEnvironmentShape,
+  type EmailConfig,
+  emailConfigFromEnvironment,
+  emailEnvironmentShape,
+  parseEnvironment,
+} from "@agentq/core";
 
 const positiveInteger = (fallback: number, max: number) =>
   z.string().regex(/^\d+$/, "expected a whole number").transform(Number).pipe(z.number().int().min(1).max(max)).default(fallback);
@@ -7,6 +15,7 @@ const positiveInteger = (fallback: number, max: number) =>
 /** The worker's environment: the shared variables plus its own (API.md's table, and tuning knobs). */
 export const workerEnvironmentSchema = z.object({
   ...commonEnvironmentShape,
+  ...emailEnvironmentShape,
   WORKER_CONCURRENCY: positiveInteger(50, 10_000),
   /** How long a worker's hold on a run lasts without renewal. Default 30 s (renewed every 10 s). */
   RUN_LEASE_MS: positiveInteger(30_000, 3_600_000),
@@ -24,6 +33,8 @@ export interface WorkerConfig extends CommonConfig {
   reconcileIntervalMs: number;
   shutdownGraceMs: number;
   jobLockMs: number;
+  /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (send_email is not offered). */
+  email: EmailConfig | null;
 }
 
 export function parseWorkerConfig(environment: Record<string, string | undefined>): WorkerConfig {
@@ -35,5 +46,6 @@ export function parseWorkerConfig(environment: Record<string, string | undefined
     reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     jobLockMs: parsed.JOB_LOCK_MS,
+    email: emailConfigFromEnvironment(parsed),
   };
 }

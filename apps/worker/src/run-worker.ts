@@ -7,6 +7,7 @@ import {
   buildToolEnvironment,
   composeToolCatalog,
   createAgentqTools,
+  createEmailServices,
   createPrismaClient,
   createToolRegistry,
   dispatchRunsOfUser,
@@ -28,6 +29,7 @@ import {
   RunAbort,
   recordWorkerPresence,
   removeWorkerPresence,
+  sqlPoolOf,
   type RunLease,
   type RunLoopDependencies,
   type RunGeneration,
@@ -129,7 +131,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     sandbox: sandbox === null ? { available: false as const, reason: "the process sandbox is not available on this worker" } : { available: true as const },
     now: () => systemClock(),
   };
-  const registry = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration }));
+  const email = createEmailServices({ config: config.email, sql: sqlPoolOf(prisma) });
+  const registry = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration, email }));
   // The registered MCP servers' tools join the fixed ones while their server is connected.
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
   await mcp.start();

@@ -153,6 +153,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's emails, newest first (at most 200) */
+        get: operations["listEmails"];
+        put?: never;
+        /** Draft an email */
+        post: operations["createEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An email */
+        get: operations["getEmail"];
+        put?: never;
+        post?: never;
+        /** Delete a draft */
+        delete: operations["deleteEmail"];
+        options?: never;
+        head?: never;
+        /** Change a draft (only the fields given) */
+        patch: operations["updateEmail"];
+        trace?: never;
+    };
+    "/api/emails/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a draft
+         * @description The send is recorded as started (status `sending`, its `message_id` fixed) before the answer; this API process then delivers it over SMTP and records `sent` or `failed`. A second send of the same email is `409 email_already_sent`: an email goes out at most once.
+         */
+        post: operations["sendEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs": {
         parameters: {
             query?: never;
@@ -720,6 +777,14 @@ export interface components {
             /** @description the bearer token, shown once */
             token: string;
         };
+        CreateEmailRequest: {
+            body: string;
+            /** @description email addresses: an array, or one address as a string */
+            cc?: string | string[];
+            subject: string;
+            /** @description email addresses: an array, or one address as a string */
+            to: string | string[];
+        };
         CreateRunRequest: {
             /** @description default false: process tools need it and a workspace */
             allow_bash?: boolean;
@@ -756,6 +821,31 @@ export interface components {
             /** @description admins only: an existing directory inside one of FILE_ROOTS to register */
             path?: string;
         };
+        Email: {
+            body: string;
+            cc: string[];
+            /** Format: date-time */
+            created_at: string;
+            error: string | null;
+            id: string;
+            /** @description the Message-ID header, fixed when the send starts */
+            message_id: string | null;
+            /** Format: date-time */
+            sent_at: string | null;
+            status: components["schemas"]["EmailStatus"];
+            subject: string;
+            to: string[];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EmailList: {
+            emails: components["schemas"]["Email"][];
+        };
+        /**
+         * @description `sending`: the send was recorded as started (its `message_id` fixed) and its outcome is not recorded yet; when `error` says `outcome unknown`, the sender stopped or the transaction broke mid-flight: the mail may have been delivered and is never sent again. `failed`: nothing went out (the server refused it or could not be reached); it may be edited and sent again.
+         * @enum {string}
+         */
+        EmailStatus: "draft" | "sending" | "sent" | "failed";
         /** @description The body of every non-2xx answer */
         Error: {
             error: {
@@ -1148,6 +1238,11 @@ export interface components {
              */
             queue_board_actions: boolean;
             /**
+             * @description tools of the family `email`
+             * @default true
+             */
+            tools_email_enabled: boolean;
+            /**
              * @description tools of the family `files`
              * @default true
              */
@@ -1205,6 +1300,7 @@ export interface components {
             mcp_call_timeout_seconds?: number;
             process_network?: boolean;
             queue_board_actions?: boolean;
+            tools_email_enabled?: boolean;
             tools_files_enabled?: boolean;
             tools_mcp_enabled?: boolean;
             tools_process_enabled?: boolean;
@@ -1246,6 +1342,14 @@ export interface components {
              * @enum {string}
              */
             type: "file" | "directory" | "symlink" | "other";
+        };
+        UpdateEmailRequest: {
+            body?: string;
+            /** @description email addresses: an array, or one address as a string */
+            cc?: string | string[];
+            subject?: string;
+            /** @description email addresses: an array, or one address as a string */
+            to?: string | string[];
         };
         UpdateUserRequest: {
             /** @description true: the user's tokens answer 401 from the next request on */
@@ -1991,6 +2095,354 @@ export interface operations {
             };
             /** @description `unavailable`: the queue did not take the run in time (it stays queued and starts later) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEmails: {
+        parameters: {
+            query?: {
+                /** @description `sending`: the send was recorded as started (its `message_id` fixed) and its outcome is not recorded yet; when `error` says `outcome unknown`, the sender stopped or the transaction broke mid-flight: the mail may have been delivered and is never sent again. `failed`: nothing went out (the server refused it or could not be reached); it may be edited and sent again. */
+                status?: components["schemas"]["EmailStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the emails */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description the draft */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the email's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the email */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the email's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `email_already_sent`: the email has been sent, or its send has started (its outcome may be unknown) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the email's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description the draft */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `email_already_sent`: the email has been sent, or its send has started (its outcome may be unknown) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the email's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the email, its send started */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `email_already_sent`: the email has been sent, or its send has started (its outcome may be unknown); `email_not_configured`: the server has no SMTP_URL */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -59,6 +59,16 @@ export { toJobView } from "./jobs/job-view.ts";
 export { readJobOutput } from "./jobs/job-output.ts";
 export { stopJob } from "./jobs/stop-job.ts";
 
+// Personal data: email.
+export { DEFAULT_EMAIL_FROM, describeSmtpServer, type EmailConfig, emailConfigFromEnvironment, emailEnvironmentShape } from "./email/email-config.ts";
+export { createEmailServices, type EmailServices } from "./email/create-email-services.ts";
+export { EmailAlreadySentError, EmailNotConfiguredError } from "./email/email-errors.ts";
+export { emailAddressList, emailBody, emailSubject } from "./email/email-fields.ts";
+export { createEmailDraft, deleteEmailDraft, getOwnEmail, listOwnEmails, updateEmailDraft } from "./email/email-store.ts";
+export { type EmailView, toEmailView } from "./email/email-view.ts";
+export { claimEmailForSending, deliverClaimedEmail, type EmailSendOutcome } from "./email/send-email.ts";
+export { EMAIL_STATUSES, type EmailRecord } from "./store/statements/email-statements.ts";
+
 // Models.
 export type { ModelClient } from "./models/model-client.ts";
 export { ModelProviderError } from "./models/model-errors.ts";
@@ -86,7 +96,7 @@ export { generateId, type GenerateId } from "./ids.ts";
 export { type Clock, systemClock } from "./clock.ts";
 
 // The store: the Prisma client (with its pg pool) and the secrets the deployment generates once.
-export { createPrismaClient, Prisma, type PrismaClient } from "./store/create-prisma-client.ts";
+export { createPrismaClient, Prisma, type PrismaClient, sqlPoolOf } from "./store/create-prisma-client.ts";
 export { resolveApprovalSecret } from "./store/system-secret.ts";
 export { pingDatabase } from "./store/ping-database.ts";
 export { composeToolCatalog } from "./tools/compose-tool-catalog.ts";

@@ -48,6 +48,10 @@ export const queryKeys = {
     list: () => ["mcp-servers", "list"] as const,
     tools: (name: string) => ["mcp-servers", "tools", name] as const,
   },
+  emails: {
+    all: ["emails"] as const,
+    list: () => ["emails", "list"] as const,
+  },
   jobs: {
     all: ["jobs"] as const,
     list: () => ["jobs", "list"] as const,

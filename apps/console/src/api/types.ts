@@ -44,6 +44,8 @@ export type JobOutput = Schemas["JobOutput"];
 export type McpServer = Schemas["McpServer"];
 export type McpServerRegistration = Schemas["McpServerRegistration"];
 export type McpServerTool = Schemas["McpServerTool"];
+export type Email = Schemas["Email"];
+export type EmailStatus = Schemas["EmailStatus"];
 /** A durable run event (API.md "Events"): `seq` is contiguous per run, from 1. */
 export type RunEvent = Schemas["Event"];
 

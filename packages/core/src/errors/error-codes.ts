@@ -33,6 +33,8 @@ export const ERROR_HTTP_STATUS = {
   revision_mismatch: 409,
   job_finished: 409,
   mcp_server_exists: 409,
+  email_already_sent: 409,
+  email_not_configured: 409,
   approval_expired: 410,
   // Limits (Team operations).
   quota_exceeded: 429,

@@ -52,6 +52,7 @@ export const TOOL_FAMILY_FLAGS = {
   tools_process_enabled: "process",
   tools_web_enabled: "web",
   tools_mcp_enabled: "mcp",
+  tools_email_enabled: "email",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

@@ -1,5 +1,6 @@
 import { type AdministrationControl, createAdminTools } from "./admin/create-admin-tools.ts";
 import { createFileTools } from "./files/create-file-tools.ts";
+import { createEmailTools, type EmailToolsOptions } from "./personal/email/email-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
 import type { ProcessSandbox } from "./process/sandbox/process-sandbox.ts";
@@ -22,6 +23,8 @@ export interface AgentqToolsOptions {
   jobs?: JobControl | null;
   /** What the admin tools act on (the worker's); null where tools are only listed (the API). */
   administration?: AdministrationControl | null;
+  /** The email tools' storage and SMTP side (`sending` null: no send_email); undefined: no email tools. */
+  email?: EmailToolsOptions;
 }
 
 /**
@@ -37,5 +40,6 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
     ...createAdminTools(options.administration ?? null),
+    ...(options.email === undefined ? [] : createEmailTools(options.email)),
   ];
 }

@@ -24,6 +24,7 @@ const NAV_ITEMS: NavItem[] = [
   { to: "/workspaces", label: "Workspaces", icon: "workspaces" },
   { to: "/tools", label: "Tools", icon: "tools" },
   { to: "/jobs", label: "Jobs", icon: "jobs" },
+  { to: "/mail", label: "Mail", icon: "mail" },
   { to: "/admin", label: "Admin", icon: "admin", adminOnly: true },
 ];
 
