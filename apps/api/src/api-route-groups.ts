@@ -4,6 +4,7 @@ import type { ApiRouteGroup } from "./http/api-routes.ts";
 import { buildOpenApiDocument, type OpenApiDocument } from "./openapi/build-openapi-document.ts";
 import { approvalRoutes } from "./routes/approvals.ts";
 import { chatRoutes } from "./routes/chats.ts";
+import { documentRoutes } from "./routes/documents.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
@@ -36,6 +37,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "approvals", description: "Deciding paused tool calls", routes: approvalRoutes },
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
+  { tag: "documents", description: "Revisioned documents and their export", routes: documentRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },
 ];

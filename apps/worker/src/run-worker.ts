@@ -8,6 +8,7 @@ import {
   createAgentqTools,
   createPrismaClient,
   createToolRegistry,
+  documentStoreOf,
   executeRun,
   failRunWithoutLease,
   generateId,
@@ -114,7 +115,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, documents: documentStoreOf(prisma) }));
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,

@@ -38,6 +38,7 @@ export const TOOL_FAMILY_FLAGS = {
   tools_files_enabled: "files",
   tools_process_enabled: "process",
   tools_web_enabled: "web",
+  tools_documents_enabled: "documents",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

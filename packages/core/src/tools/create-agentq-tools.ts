@@ -1,3 +1,5 @@
+import type { DocumentStore } from "../documents/document-store.ts";
+import { createDocumentTools } from "./documents/create-document-tools.ts";
 import { createFileTools } from "./files/create-file-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
@@ -19,6 +21,8 @@ export interface AgentqToolsOptions {
   sandbox: ProcessSandbox | null;
   /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
   jobs?: JobControl | null;
+  /** The users' documents (the worker's pool); null or absent where tools are only listed (the API). */
+  documents?: DocumentStore | null;
 }
 
 /**
@@ -33,5 +37,6 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
       : [createRunCommandTool({ environment: options.toolEnvironment, sandbox: options.sandbox }), ...createJobTools(options.jobs ?? null)]),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
+    ...createDocumentTools(options.documents ?? null),
   ];
 }
