@@ -108,7 +108,10 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       }
       // A call bound to a document: its revision, read with the lock, must still be the one proposed.
       if (allow && approval.targetDocumentId && String(locked.document_revision) !== approval.targetRevision) {
-        throw new ApprovalStaleError(approval.id, `document ${approval.targetDocumentId}`, { document_id: approval.targetDocumentId, current_revision: locked.document_revision });
+        throw new ApprovalStaleError(approval.id, `document ${approval.targetDocumentId}`, {
+          document_id: approval.targetDocumentId,
+          current_revision: locked.document_revision,
+        });
       }
       let editedArguments: Record<string, unknown> | undefined;
       if (allow && input.arguments !== undefined) {
