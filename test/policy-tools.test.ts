@@ -9,6 +9,8 @@ import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } 
 const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "edit_file"];
 const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
+/** The documents family: offered in agent mode; export_document writes into the workspace, so needs one. */
+const DOCUMENT_TOOLS = ["list_documents", "read_document", "create_document", "update_document"];
 
 interface Switches {
   mode: "agent" | "guide";
@@ -25,6 +27,8 @@ function expectedToolNames(switches: Switches): string[] {
     ...(switches.workspace ? FILE_TOOLS : []),
     ...(switches.workspace && switches.allowBash ? PROCESS_TOOLS : []),
     ...(switches.allowWebSearch && switches.useWeb ? WEB_TOOLS : []),
+    ...DOCUMENT_TOOLS,
+    ...(switches.workspace ? ["export_document"] : []),
   ].sort();
 }
 
@@ -109,9 +113,9 @@ describe("which tools a run is offered, and the executor's re-check", () => {
 
   it("GET /api/tools defaults: agent mode, no bash, web search allowed but web tools off", async () => {
     const withoutWorkspace = await stack.request("GET", "/api/tools");
-    expect(withoutWorkspace.body.tools).toEqual([]);
+    expect(withoutWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...DOCUMENT_TOOLS].sort());
     const withWorkspace = await stack.request("GET", `/api/tools?workspace_id=${adminWorkspace}`);
-    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS].sort());
+    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS, ...DOCUMENT_TOOLS, "export_document"].sort());
   });
 
   it("GET /api/tools refuses someone else's workspace (404) and bad switch values (400)", async () => {
