@@ -111,13 +111,14 @@ describe("tools", () => {
     await page.getByLabel("Use web").check();
     await offered("fetch_page").waitFor();
     await offered("web_search").waitFor();
-    // allow_web_search: false wins over use_web: true (API.md): no web tool at all.
+    // allow_web_search: false wins over use_web: true (API.md): no web tool at all (the documents family stays).
     await page.getByLabel("Allow web search").uncheck();
-    await page.getByText("No tools with these settings").waitFor();
+    await offered("fetch_page").waitFor({ state: "detached" });
+    await offered("list_documents").waitFor();
     await page.getByLabel("Allow web search").check();
     await offered("web_search").waitFor();
     await page.getByLabel("Use web").uncheck();
-    await page.getByText("No tools with these settings").waitFor();
+    await offered("web_search").waitFor({ state: "detached" });
     // With a workspace, the file tools join.
     await page.getByLabel("Workspace").selectOption({ index: 1 });
     await offered("read_file").waitFor();

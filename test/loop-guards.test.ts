@@ -131,7 +131,8 @@ describe("loop guards and malformed calls", () => {
 
   it("over the input token budget, the oldest tool results are truncated with a marker", async () => {
     await stack.putFile(workspaceId, "big.txt", Array.from({ length: 400 }, (_, line) => `line ${line} of a long file with words`).join("\n"));
-    await stack.request("PATCH", "/api/settings", { body: { agent_input_token_budget: 1500 } });
+    // The budget is sized for the file tools' schemas alone: the documents family is switched off here.
+    await stack.request("PATCH", "/api/settings", { body: { agent_input_token_budget: 1500, tools_documents_enabled: false } });
     const { run, events } = await runToEnd([{ tool: "read_file", args: { path: "big.txt" } }, { tool: "list_files", args: {} }, { text: "done reading" }]);
     expect(run.status).toBe("completed");
     expect(events.some((event) => event.type === "guard.triggered" && event.data.guard === "token_budget")).toBe(true);
