@@ -113,11 +113,12 @@ describe("tools", () => {
     await page.getByLabel("Use web").check();
     await offered("fetch_page").waitFor();
     await offered("web_search").waitFor();
-    // allow_web_search: false wins over use_web: true (API.md): no web tool at all (the personal
-    // tools that need no workspace stay).
+    // allow_web_search: false wins over use_web: true (API.md): no web tool at all (the families that
+    // need no workspace, personal and documents, stay).
     await page.getByLabel("Allow web search").uncheck();
     await offered("web_search").waitFor({ state: "detached" });
     await offered("draft_email").waitFor();
+    await offered("list_documents").waitFor();
     expect(await offered("fetch_page").count()).toBe(0);
     await page.getByLabel("Allow web search").check();
     await offered("web_search").waitFor();

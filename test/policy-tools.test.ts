@@ -12,6 +12,8 @@ const WEB_TOOLS = ["fetch_page", "web_search"];
 const ADMIN_TOOLS = ["get_settings", "update_settings", "list_mcp_servers", "add_mcp_server", "remove_mcp_server", "service_status"];
 /** The personal tools every agent-mode run gets (this stack has no SMTP_URL: no send_email). */
 const PERSONAL_TOOLS = ["draft_email", "list_emails", "read_email"];
+/** The documents family: offered in agent mode; export_document writes into the workspace, so needs one. */
+const DOCUMENT_TOOLS = ["list_documents", "read_document", "create_document", "update_document"];
 
 interface Switches {
   mode: "agent" | "guide";
@@ -30,6 +32,8 @@ function expectedToolNames(switches: Switches, role: "admin" | "user"): string[]
     ...(switches.allowWebSearch && switches.useWeb ? WEB_TOOLS : []),
     ...(role === "admin" ? ADMIN_TOOLS : []),
     ...PERSONAL_TOOLS,
+    ...DOCUMENT_TOOLS,
+    ...(switches.workspace ? ["export_document"] : []),
   ].sort();
 }
 
@@ -114,11 +118,13 @@ describe("which tools a run is offered, and the executor's re-check", () => {
 
   it("GET /api/tools defaults: agent mode, no bash, web search allowed but web tools off", async () => {
     const withoutWorkspace = await stack.request("GET", "/api/tools", { token: member.token });
-    expect(withoutWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...PERSONAL_TOOLS].sort());
+    expect(withoutWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...PERSONAL_TOOLS, ...DOCUMENT_TOOLS].sort());
     const withWorkspace = await stack.request("GET", `/api/tools?workspace_id=${memberWorkspace}`, { token: member.token });
-    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS, ...PERSONAL_TOOLS].sort());
+    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual(
+      [...FILE_TOOLS, ...PERSONAL_TOOLS, ...DOCUMENT_TOOLS, "export_document"].sort(),
+    );
     const admins = await stack.request("GET", "/api/tools");
-    expect(admins.body.tools.map((tool: any) => tool.name).sort()).toEqual([...ADMIN_TOOLS, ...PERSONAL_TOOLS].sort());
+    expect(admins.body.tools.map((tool: any) => tool.name).sort()).toEqual([...ADMIN_TOOLS, ...PERSONAL_TOOLS, ...DOCUMENT_TOOLS].sort());
   });
 
   it("GET /api/tools refuses someone else's workspace (404) and bad switch values (400)", async () => {

@@ -393,6 +393,8 @@ describe("the store's SQL statements", () => {
         id: runId,
         target_path: "notes.txt",
         root_path: workspace.rootPath,
+        target_document_id: null,
+        document_revision: null,
       });
       expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId })).toBeUndefined();
     });

@@ -7,6 +7,7 @@ import { approvalRoutes } from "./routes/approvals.ts";
 import { queueBoardRoutes } from "./routes/queue-board.ts";
 import { chatRoutes } from "./routes/chats.ts";
 import { emailRoutes } from "./routes/emails.ts";
+import { documentRoutes } from "./routes/documents.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { mcpServerRoutes } from "./routes/mcp-servers.ts";
 import { runRoutes } from "./routes/runs.ts";
@@ -41,6 +42,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
   { tag: "emails", description: "Email drafts and sending (SMTP)", routes: emailRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
+  { tag: "documents", description: "Revisioned documents and their export", routes: documentRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "administration", description: "Services status and the audit log (admin)", routes: [...administrationRoutes, ...queueBoardRoutes] },
   { tag: "mcp", description: "MCP servers as tool sources (admin)", routes: mcpServerRoutes },

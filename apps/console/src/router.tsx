@@ -5,6 +5,7 @@ import { AdminPage } from "./pages/AdminPage/AdminPage.tsx";
 import { ApprovalsPage } from "./pages/ApprovalsPage/ApprovalsPage.tsx";
 import { ChatPage } from "./pages/ChatPage/ChatPage.tsx";
 import { ChatsIndex, ChatsPage } from "./pages/ChatsPage/ChatsPage.tsx";
+import { DocumentsPage } from "./pages/DocumentsPage/DocumentsPage.tsx";
 import { JobsPage } from "./pages/JobsPage/JobsPage.tsx";
 import { MailPage } from "./pages/MailPage/MailPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
@@ -38,6 +39,8 @@ export const router = createBrowserRouter(
         { path: "approvals", element: <ApprovalsPage /> },
         { path: "workspaces", element: <WorkspacesPage /> },
         { path: "workspaces/:workspaceId", element: <WorkspacePage /> },
+        { path: "documents", element: <DocumentsPage /> },
+        { path: "documents/:documentId", element: <DocumentsPage /> },
         { path: "tools", element: <ToolsPage /> },
         { path: "jobs", element: <JobsPage /> },
         { path: "mail", element: <MailPage /> },

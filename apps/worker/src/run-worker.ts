@@ -11,6 +11,7 @@ import {
   createPrismaClient,
   createToolRegistry,
   dispatchRunsOfUser,
+  documentStoreOf,
   executeRun,
   failRunWithoutLease,
   findUsersAwaitingAdmission,
@@ -132,7 +133,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     now: () => systemClock(),
   };
   const email = createEmailServices({ config: config.email, sql: sqlPoolOf(prisma) });
-  const registry = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration, email }));
+  const registry = createToolRegistry(
+    createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration, email, documents: documentStoreOf(prisma) }),
+  );
   // The registered MCP servers' tools join the fixed ones while their server is connected.
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
   await mcp.start();

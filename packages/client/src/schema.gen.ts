@@ -153,6 +153,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's documents
+         * @description Most recently changed first, without their content; at most 500.
+         */
+        get: operations["listDocuments"];
+        put?: never;
+        /**
+         * Create a document
+         * @description Revision 1, written by the caller (author `user`).
+         */
+        post: operations["createDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document with its content */
+        get: operations["getDocument"];
+        /**
+         * Change a document's title and/or content
+         * @description Only if the document is still at `base_revision`: then its revision is the next integer (author `user`). Otherwise `409 revision_conflict` with `details.current_revision`, and nothing changed.
+         */
+        put: operations["updateDocument"];
+        post?: never;
+        /** Delete a document and all its revisions */
+        delete: operations["deleteDocument"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a document as Markdown, HTML or PDF
+         * @description The current revision as a file (`Content-Disposition: attachment`). HTML escapes any raw HTML of the source and keeps no `javascript:` link; the PDF is made in-process and reads no file or URL the document names. A download link cannot set headers: the token may come as `?token=`.
+         */
+        get: operations["exportDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document's revisions, oldest first */
+        get: operations["listDocumentRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/{id}/revisions/{revision}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A document as it was at one revision */
+        get: operations["getDocumentRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/emails": {
         parameters: {
             query?: never;
@@ -770,6 +870,15 @@ export interface components {
             title?: string;
             workspace_id?: string;
         };
+        CreateDocumentRequest: {
+            content: string;
+            /**
+             * @description default `markdown`
+             * @enum {string}
+             */
+            format?: "markdown" | "text";
+            title: string;
+        };
         CreatedUser: {
             id: string;
             name: string;
@@ -820,6 +929,42 @@ export interface components {
             name: string;
             /** @description admins only: an existing directory inside one of FILE_ROOTS to register */
             path?: string;
+        };
+        Document: {
+            content: string;
+            created_at: string;
+            /** @enum {string} */
+            format: "markdown" | "text";
+            id: string;
+            /** @description 1 at creation, +1 per change */
+            revision: number;
+            title: string;
+            /** @description when this revision was written */
+            updated_at: string;
+        };
+        DocumentList: {
+            documents: components["schemas"]["DocumentSummary"][];
+        };
+        DocumentRevisionList: {
+            revisions: {
+                /** @enum {string} */
+                author: "user" | "agent";
+                created_at: string;
+                revision: number;
+                /** @description the run that wrote it (author `agent`) */
+                run_id: string | null;
+            }[];
+        };
+        DocumentSummary: {
+            created_at: string;
+            /** @enum {string} */
+            format: "markdown" | "text";
+            id: string;
+            /** @description 1 at creation, +1 per change */
+            revision: number;
+            title: string;
+            /** @description when this revision was written */
+            updated_at: string;
         };
         Email: {
             body: string;
@@ -1238,6 +1383,11 @@ export interface components {
              */
             queue_board_actions: boolean;
             /**
+             * @description tools of the family `documents`
+             * @default true
+             */
+            tools_documents_enabled: boolean;
+            /**
              * @description tools of the family `email`
              * @default true
              */
@@ -1300,6 +1450,7 @@ export interface components {
             mcp_call_timeout_seconds?: number;
             process_network?: boolean;
             queue_board_actions?: boolean;
+            tools_documents_enabled?: boolean;
             tools_email_enabled?: boolean;
             tools_files_enabled?: boolean;
             tools_mcp_enabled?: boolean;
@@ -1342,6 +1493,12 @@ export interface components {
              * @enum {string}
              */
             type: "file" | "directory" | "symlink" | "other";
+        };
+        UpdateDocumentRequest: {
+            /** @description the revision the change is based on; another than the current one is `409 revision_conflict` */
+            base_revision: number;
+            content?: string;
+            title?: string;
         };
         UpdateEmailRequest: {
             body?: string;
@@ -2095,6 +2252,443 @@ export interface operations {
             };
             /** @description `unavailable`: the queue did not take the run in time (it stays queued and starts later) */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDocuments: {
+        parameters: {
+            query?: {
+                /** @description text the title or content contains (case-insensitive) */
+                query?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the documents */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description the document */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the document at its current revision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description the document at its new revision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `revision_conflict`: the document is no longer at `base_revision` (`details.current_revision`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportDocument: {
+        parameters: {
+            query: {
+                /** @description markdown (as stored), html (raw HTML escaped) or pdf */
+                format: "markdown" | "html" | "pdf";
+            };
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "text/html": string;
+                    "text/markdown": string;
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDocumentRevisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every revision kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentRevisionList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocumentRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the document's id */
+                id: string;
+                /** @description the revision number */
+                revision: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the document at that revision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such document (or someone else's), or no such revision */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -33,6 +33,13 @@ export const queryKeys = {
     tree: (workspaceId: string, path: string) => ["workspaces", "tree", workspaceId, path] as const,
     file: (workspaceId: string, path: string) => ["workspaces", "file", workspaceId, path] as const,
   },
+  documents: {
+    all: ["documents"] as const,
+    list: (query: string) => ["documents", "list", query] as const,
+    detail: (documentId: string) => ["documents", "detail", documentId] as const,
+    revisions: (documentId: string) => ["documents", "revisions", documentId] as const,
+    revision: (documentId: string, revision: number) => ["documents", "revision", documentId, revision] as const,
+  },
   tools: (query: ToolQuery) => ["tools", query] as const,
   settings: ["settings"] as const,
   users: {

@@ -31,6 +31,7 @@ export const ERROR_HTTP_STATUS = {
   approval_already_decided: 409,
   approval_stale: 409,
   revision_mismatch: 409,
+  revision_conflict: 409,
   job_finished: 409,
   mcp_server_exists: 409,
   email_already_sent: 409,

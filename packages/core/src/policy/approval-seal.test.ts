@@ -60,3 +60,20 @@ describe("approval seal", () => {
     expect(hashArguments({ a: 1 })).not.toBe(hashArguments({ a: 2 }));
   });
 });
+
+describe("approval seal of a call bound to a document", () => {
+  const documentFields: SealedApprovalFields = { ...fields, tool: "update_document", targetPath: null, targetRevision: "3", targetDocumentId: "doc_1" };
+
+  it("binds the document and its revision", () => {
+    const seal = sealApproval(SECRET, documentFields);
+    expect(verifyApprovalSeal(SECRET, documentFields, seal)).toBe(true);
+    expect(verifyApprovalSeal(SECRET, { ...documentFields, targetDocumentId: "doc_2" }, seal)).toBe(false);
+    expect(verifyApprovalSeal(SECRET, { ...documentFields, targetDocumentId: null }, seal)).toBe(false);
+    expect(verifyApprovalSeal(SECRET, { ...documentFields, targetRevision: "4" }, seal)).toBe(false);
+  });
+
+  it("leaves a record without a document sealed as before documents existed", () => {
+    const seal = sealApproval(SECRET, fields);
+    expect(verifyApprovalSeal(SECRET, { ...fields, targetDocumentId: null }, seal)).toBe(true);
+  });
+});

@@ -17,6 +17,12 @@ export interface SealedApprovalFields {
   effects: readonly string[];
   targetPath: string | null;
   targetRevision: string | null;
+  /**
+   * The document a call changes (documents family); targetRevision is then its revision. Absent or
+   * null for every other call, and then left out of the sealed payload, so records sealed before
+   * documents existed still verify.
+   */
+  targetDocumentId?: string | null;
   policyVersion: string;
   expiresAt: Date;
 }
@@ -26,7 +32,13 @@ export function hashArguments(args: unknown): string {
 }
 
 function sealPayload(fields: SealedApprovalFields): string {
-  return canonicalJson({ ...fields, effects: [...fields.effects].sort(), expiresAt: fields.expiresAt.toISOString() });
+  const { targetDocumentId, ...rest } = fields;
+  return canonicalJson({
+    ...rest,
+    ...(targetDocumentId ? { targetDocumentId } : {}),
+    effects: [...fields.effects].sort(),
+    expiresAt: fields.expiresAt.toISOString(),
+  });
 }
 
 /** HMAC-SHA256 with APPROVAL_SECRET: a record edited in the database no longer verifies. */
@@ -57,6 +69,7 @@ export function sealedFieldsOf(approval: SealedApprovalFields): SealedApprovalFi
     effects: approval.effects,
     targetPath: approval.targetPath,
     targetRevision: approval.targetRevision,
+    targetDocumentId: approval.targetDocumentId ?? null,
     policyVersion: approval.policyVersion,
     expiresAt: approval.expiresAt,
   };

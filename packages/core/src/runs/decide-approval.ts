@@ -32,8 +32,11 @@ export class ApprovalExpiredError extends AgentqError {
 }
 
 export class ApprovalStaleError extends ConflictError {
-  constructor(approvalId: string, path: string) {
-    super("approval_stale", `${path} changed after the call was proposed; the approval no longer describes what would run`, { approval_id: approvalId, path });
+  constructor(approvalId: string, path: string, details?: Record<string, unknown>) {
+    super("approval_stale", `${path} changed after the call was proposed; the approval no longer describes what would run`, {
+      approval_id: approvalId,
+      ...(details ?? { path }),
+    });
   }
 }
 
@@ -103,6 +106,13 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
       if (currentRevision !== undefined && approval.targetPath && (await currentRevision) !== approval.targetRevision) {
         throw new ApprovalStaleError(approval.id, approval.targetPath);
+      }
+      // A call bound to a document: its revision, read with the lock, must still be the one proposed.
+      if (allow && approval.targetDocumentId && String(locked.document_revision) !== approval.targetRevision) {
+        throw new ApprovalStaleError(approval.id, `document ${approval.targetDocumentId}`, {
+          document_id: approval.targetDocumentId,
+          current_revision: locked.document_revision,
+        });
       }
       let editedArguments: Record<string, unknown> | undefined;
       if (allow && input.arguments !== undefined) {

@@ -53,6 +53,7 @@ export const TOOL_FAMILY_FLAGS = {
   tools_web_enabled: "web",
   tools_mcp_enabled: "mcp",
   tools_email_enabled: "email",
+  tools_documents_enabled: "documents",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

@@ -1,4 +1,6 @@
 import { type AdministrationControl, createAdminTools } from "./admin/create-admin-tools.ts";
+import type { DocumentStore } from "../documents/document-store.ts";
+import { createDocumentTools } from "./documents/create-document-tools.ts";
 import { createFileTools } from "./files/create-file-tools.ts";
 import { createEmailTools, type EmailToolsOptions } from "./personal/email/email-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
@@ -25,6 +27,8 @@ export interface AgentqToolsOptions {
   administration?: AdministrationControl | null;
   /** The email tools' storage and SMTP side (`sending` null: no send_email); undefined: no email tools. */
   email?: EmailToolsOptions;
+  /** The users' documents (the worker's pool); null or absent where tools are only listed (the API). */
+  documents?: DocumentStore | null;
 }
 
 /**
@@ -41,5 +45,6 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
     ...createAdminTools(options.administration ?? null),
     ...(options.email === undefined ? [] : createEmailTools(options.email)),
+    ...createDocumentTools(options.documents ?? null),
   ];
 }

@@ -164,16 +164,17 @@ async function openFileRevision(handle: FileHandle): Promise<string | undefined>
 export async function writeWorkspaceFile(
   rootPath: string,
   requestedPath: string,
-  content: string,
+  content: string | Buffer,
   options: WriteWorkspaceFileOptions = {},
 ): Promise<WrittenWorkspaceFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const bytes = Buffer.from(content, "utf8");
+  const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
   const resolved = await resolveWorkspacePath(rootPath, requestedPath, { forWrite: true });
   const relativePath = resolved.relativePath;
   if (bytes.length > maxBytes) throw new FileTooLargeError(relativePath, bytes.length, maxBytes);
-  // Text in, text out: a NUL byte would make the file unreadable through readWorkspaceFile.
-  if (bytes.includes(0)) throw new BinaryFileError(relativePath);
+  // Text in, text out: a NUL byte would make the file unreadable through readWorkspaceFile. Bytes
+  // (a Buffer: an exported PDF) are written as given.
+  if (typeof content === "string" && bytes.includes(0)) throw new BinaryFileError(relativePath);
 
   // Every step below goes through the directory's descriptor (open-beneath.ts): a directory of the
   // path swapped for a link at any moment cannot move the write, or the read of the old file, elsewhere.

@@ -22,6 +22,7 @@ const NAV_ITEMS: NavItem[] = [
   { to: "/chats", label: "Chats", icon: "chats" },
   { to: "/approvals", label: "Approvals", icon: "approvals" },
   { to: "/workspaces", label: "Workspaces", icon: "workspaces" },
+  { to: "/documents", label: "Documents", icon: "file" },
   { to: "/tools", label: "Tools", icon: "tools" },
   { to: "/jobs", label: "Jobs", icon: "jobs" },
   { to: "/mail", label: "Mail", icon: "mail" },

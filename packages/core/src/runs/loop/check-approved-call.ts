@@ -13,6 +13,8 @@ export interface CheckApprovedCallInput {
   approvalSecret: string;
   offer: ToolOfferContext;
   workspace: WorkspaceRef | null;
+  /** The current revision of a document of the run's user (null: none), for calls bound to one. */
+  documentRevision: (documentId: string) => Promise<string | null>;
 }
 
 export type ApprovedCallCheck = { kind: "execute"; tool: ToolDefinition; args: unknown } | { kind: "refuse"; error: string };
@@ -35,6 +37,12 @@ export async function checkApprovedCall(input: CheckApprovedCallInput): Promise<
     const revision = await workspaceFileRevision(input.workspace.rootPath, targetPath).catch(() => null);
     if (revision !== approval.targetRevision) {
       return { kind: "refuse", error: `not executed: ${targetPath} changed after the call was approved; read it again` };
+    }
+  }
+  const targetDocumentId = tool.targetDocument?.(validated.args) ?? null;
+  if (targetDocumentId && targetDocumentId === approval.targetDocumentId) {
+    if ((await input.documentRevision(targetDocumentId)) !== approval.targetRevision) {
+      return { kind: "refuse", error: `not executed: document ${targetDocumentId} changed after the call was approved; read it again` };
     }
   }
   return { kind: "execute", tool, args: validated.args };

@@ -2,7 +2,9 @@ import { generateSecretId } from "../../ids.ts";
 import { POLICY_VERSION, hashArguments, sealApproval } from "../../policy/approval-seal.ts";
 import type { PauseReason } from "../../policy/decide-tool-call.ts";
 import type { TaintSource } from "../../policy/taint-sources.ts";
+import { sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
+import { selectDocumentCurrentRevision } from "../../store/statements/document-statements.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
 import type { StepOutcome } from "../run-outcome.ts";
@@ -36,7 +38,13 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
   const records = await Promise.all(
     requests.map(async (request) => {
       const targetPath = request.tool.targetPath?.(request.args) ?? null;
-      const targetRevision = workspace && targetPath ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null) : null;
+      const targetDocumentId = request.tool.targetDocument?.(request.args) ?? null;
+      // A call is bound to the document it changes (its revision now), else to the file it targets.
+      const targetRevision = targetDocumentId
+        ? await documentRevisionNow(execution, targetDocumentId)
+        : workspace && targetPath
+          ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null)
+          : null;
       const fields = {
         id: (execution.dependencies.generateSecretId ?? generateSecretId)("apr"),
         runId: run.id,
@@ -49,6 +57,7 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
         effects: request.effects,
         targetPath,
         targetRevision,
+        ...(targetDocumentId ? { targetDocumentId } : {}),
         policyVersion: POLICY_VERSION,
         expiresAt,
       };
@@ -87,6 +96,12 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
   });
   await execution.flush();
   return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
+}
+
+/** The current revision of the run's user's document, as text (null: no such document of theirs). */
+export async function documentRevisionNow(execution: RunExecution, documentId: string): Promise<string | null> {
+  const revision = await selectDocumentCurrentRevision(sqlPoolOf(execution.dependencies.prisma), { id: documentId, userId: execution.context.run.userId });
+  return revision === undefined ? null : String(revision);
 }
 
 /** Some approvals of the run are still undecided: park again without asking twice. */

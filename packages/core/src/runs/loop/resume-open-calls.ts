@@ -5,7 +5,7 @@ import type { StepOutcome } from "../run-outcome.ts";
 import { answerToolCall } from "./answer-tool-call.ts";
 import { checkApprovedCall } from "./check-approved-call.ts";
 import { executeToolCall } from "./execute-tool-call.ts";
-import { reparkForApproval } from "./park-for-approval.ts";
+import { documentRevisionNow, reparkForApproval } from "./park-for-approval.ts";
 import { argumentsTextOf, type PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
@@ -53,6 +53,7 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
             approvalSecret: execution.dependencies.approvalSecret,
             offer: execution.offerContext,
             workspace: execution.context.workspace,
+            documentRevision: (documentId) => documentRevisionNow(execution, documentId),
           });
           if (check.kind === "execute") await executeToolCall(execution, call, check.tool, check.args);
           else answerToolCall(execution, call, { ok: false, error: check.error });
