@@ -5,6 +5,7 @@ import { buildOpenApiDocument, type OpenApiDocument } from "./openapi/build-open
 import { approvalRoutes } from "./routes/approvals.ts";
 import { chatRoutes } from "./routes/chats.ts";
 import { jobRoutes } from "./routes/jobs.ts";
+import { calendarRoutes, memoryRoutes, noteRoutes, taskRoutes } from "./routes/personal.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { toolRoutes } from "./routes/tools.ts";
@@ -35,6 +36,10 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "runs", description: "Runs and their events (see also /api/ws)", routes: runRoutes },
   { tag: "approvals", description: "Deciding paused tool calls", routes: approvalRoutes },
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
+  { tag: "notes", description: "The caller's notes", routes: noteRoutes },
+  { tag: "tasks", description: "The caller's task list", routes: taskRoutes },
+  { tag: "calendar", description: "The caller's calendar and its iCalendar feed", routes: calendarRoutes },
+  { tag: "memories", description: "What runs remembered for the caller", routes: memoryRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },

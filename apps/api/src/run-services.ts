@@ -3,6 +3,7 @@ import {
   buildToolEnvironment,
   createAgentqTools,
   createToolRegistry,
+  generateId,
   type Logger,
   logSandboxAvailability,
   type PrismaClient,
@@ -12,6 +13,7 @@ import {
   type RunEventRecord,
   type RunGeneration,
   type SandboxAvailability,
+  sqlPoolOf,
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
@@ -59,6 +61,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
       toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow),
       searxngUrl: config.searxngUrl,
       sandbox: sandbox.available ? sandbox.sandbox : null,
+      personal: { runner: sqlPoolOf(prisma), generateId },
     }),
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);

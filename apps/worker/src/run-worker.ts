@@ -21,6 +21,7 @@ import {
   releaseLease,
   renewLeases,
   resolveApprovalSecret,
+  sqlPoolOf,
   RunAbort,
   type RunLease,
   type RunLoopDependencies,
@@ -114,7 +115,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     leaseMs: config.leaseMs,
     logger,
   });
-  const tools = createToolRegistry(createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs }));
+  const tools = createToolRegistry(
+    createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, personal: { runner: sqlPoolOf(prisma), generateId } }),
+  );
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,

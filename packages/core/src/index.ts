@@ -78,3 +78,7 @@ export { type Clock, systemClock } from "./clock.ts";
 export { createPrismaClient, Prisma, type PrismaClient } from "./store/create-prisma-client.ts";
 export { resolveApprovalSecret } from "./store/system-secret.ts";
 export { pingDatabase } from "./store/ping-database.ts";
+
+// Personal data: notes, tasks, calendar events, memories (API.md "Personal data").
+export * from "./personal/index.ts";
+export { sqlPoolOf } from "./store/create-prisma-client.ts";

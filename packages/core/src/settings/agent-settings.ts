@@ -38,6 +38,10 @@ export const TOOL_FAMILY_FLAGS = {
   tools_files_enabled: "files",
   tools_process_enabled: "process",
   tools_web_enabled: "web",
+  tools_notes_enabled: "notes",
+  tools_tasks_enabled: "tasks",
+  tools_calendar_enabled: "calendar",
+  tools_memory_enabled: "memory",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

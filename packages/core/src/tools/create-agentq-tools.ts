@@ -1,4 +1,9 @@
 import { createFileTools } from "./files/create-file-tools.ts";
+import { createCalendarTools } from "./personal/calendar/calendar-tools.ts";
+import { createMemoryTools } from "./personal/memory/memory-tools.ts";
+import { createNoteTools } from "./personal/notes/note-tools.ts";
+import type { PersonalStore } from "./personal/personal-tool-support.ts";
+import { createTaskTools } from "./personal/tasks/task-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
 import type { ProcessSandbox } from "./process/sandbox/process-sandbox.ts";
@@ -19,6 +24,8 @@ export interface AgentqToolsOptions {
   sandbox: ProcessSandbox | null;
   /** Runs background jobs (the worker's supervisor); null where tools are only listed (the API). */
   jobs?: JobControl | null;
+  /** Where the personal tools (notes, tasks, calendar, memory) keep their data; null: listed, but a call is a tool error. */
+  personal?: PersonalStore | null;
 }
 
 /**
@@ -33,5 +40,9 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
       : [createRunCommandTool({ environment: options.toolEnvironment, sandbox: options.sandbox }), ...createJobTools(options.jobs ?? null)]),
     createFetchPageTool(),
     createWebSearchTool({ backend: options.searxngUrl ? createSearxngBackend({ baseUrl: options.searxngUrl }) : null }),
+    ...createNoteTools(options.personal ?? null),
+    ...createTaskTools(options.personal ?? null),
+    ...createCalendarTools(options.personal ?? null),
+    ...createMemoryTools(options.personal ?? null),
   ];
 }
