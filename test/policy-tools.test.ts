@@ -9,6 +9,13 @@ import { fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } 
 const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "edit_file"];
 const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
+/** Notes, tasks, calendar and memory: offered in agent mode whatever the switches (they need no workspace). */
+const PERSONAL_TOOLS = [
+  ...["create_note", "list_notes", "read_note", "update_note", "delete_note"],
+  ...["create_task", "list_tasks", "update_task", "complete_task", "delete_task"],
+  ...["create_event", "list_events", "update_event", "delete_event"],
+  ...["remember", "recall", "forget"],
+];
 
 interface Switches {
   mode: "agent" | "guide";
@@ -25,6 +32,7 @@ function expectedToolNames(switches: Switches): string[] {
     ...(switches.workspace ? FILE_TOOLS : []),
     ...(switches.workspace && switches.allowBash ? PROCESS_TOOLS : []),
     ...(switches.allowWebSearch && switches.useWeb ? WEB_TOOLS : []),
+    ...PERSONAL_TOOLS,
   ].sort();
 }
 
@@ -109,9 +117,9 @@ describe("which tools a run is offered, and the executor's re-check", () => {
 
   it("GET /api/tools defaults: agent mode, no bash, web search allowed but web tools off", async () => {
     const withoutWorkspace = await stack.request("GET", "/api/tools");
-    expect(withoutWorkspace.body.tools).toEqual([]);
+    expect(withoutWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...PERSONAL_TOOLS].sort());
     const withWorkspace = await stack.request("GET", `/api/tools?workspace_id=${adminWorkspace}`);
-    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS].sort());
+    expect(withWorkspace.body.tools.map((tool: any) => tool.name).sort()).toEqual([...FILE_TOOLS, ...PERSONAL_TOOLS].sort());
   });
 
   it("GET /api/tools refuses someone else's workspace (404) and bad switch values (400)", async () => {
