@@ -3,10 +3,14 @@ import { AppShell } from "./components/AppShell/AppShell.tsx";
 import { PageError } from "./components/ErrorBoundary/ErrorBoundary.tsx";
 import { AdminPage } from "./pages/AdminPage/AdminPage.tsx";
 import { ApprovalsPage } from "./pages/ApprovalsPage/ApprovalsPage.tsx";
+import { CalendarPage } from "./pages/CalendarPage/CalendarPage.tsx";
 import { ChatPage } from "./pages/ChatPage/ChatPage.tsx";
 import { ChatsIndex, ChatsPage } from "./pages/ChatsPage/ChatsPage.tsx";
 import { JobsPage } from "./pages/JobsPage/JobsPage.tsx";
+import { MemoriesPage } from "./pages/MemoriesPage/MemoriesPage.tsx";
+import { NotesPage } from "./pages/NotesPage/NotesPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
+import { TasksPage } from "./pages/TasksPage/TasksPage.tsx";
 import { ToolsPage } from "./pages/ToolsPage/ToolsPage.tsx";
 import { WorkspacePage } from "./pages/WorkspacePage/WorkspacePage.tsx";
 import { WorkspacesPage } from "./pages/WorkspacesPage/WorkspacesPage.tsx";
@@ -39,6 +43,10 @@ export const router = createBrowserRouter(
         { path: "workspaces/:workspaceId", element: <WorkspacePage /> },
         { path: "tools", element: <ToolsPage /> },
         { path: "jobs", element: <JobsPage /> },
+        { path: "notes", element: <NotesPage /> },
+        { path: "tasks", element: <TasksPage /> },
+        { path: "calendar", element: <CalendarPage /> },
+        { path: "memories", element: <MemoriesPage /> },
         { path: "admin", element: <AdminPage /> },
         { path: "*", element: <NotFoundPage /> },
       ],

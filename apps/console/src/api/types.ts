@@ -35,6 +35,11 @@ export type CreatedUser = Schemas["CreatedUser"];
 export type User = Schemas["User"];
 export type UserChanges = Schemas["UpdateUserRequest"];
 export type Job = Schemas["Job"];
+export type Note = Schemas["Note"];
+export type Task = Schemas["Task"];
+export type TaskStatus = Schemas["TaskStatus"];
+export type CalendarEvent = Schemas["CalendarEvent"];
+export type Memory = Schemas["Memory"];
 export type JobStatus = Schemas["JobStatus"];
 export type JobOutput = Schemas["JobOutput"];
 /** A durable run event (API.md "Events"): `seq` is contiguous per run, from 1. */
