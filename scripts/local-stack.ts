@@ -74,6 +74,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     REDIS_URL,
     QUEUE_PREFIX: queuePrefix,
     OPENAI_BASE_URL: provider.openaiBaseURL,
+    // The fake model is unknown to the context-window table: give it a current model's window.
+    MODEL_CONTEXT_WINDOW: "128000",
     DEFAULT_MODEL: "fake-model",
     WORKSPACES_ROOT: workspacesRoot,
     ADMIN_TOKEN: token,

@@ -46,6 +46,7 @@ describe("the API never logs a token passed in a URL", () => {
     // a request that fails to parse, the console, and a 404.
     const paths = [
       `/api/runs/run_nope/events?after=0&token=${encoded}`,
+      `/api/calendar.ics?token=${encoded}`,
       `/api/me?token=${encoded}`,
       `/api/runs/run_%E0%A4%A/events?token=${encoded}`,
       `/console/chats?token=${encoded}`,
@@ -65,6 +66,7 @@ describe("the API never logs a token passed in a URL", () => {
     // The requests were logged (the test is not vacuous), with the token's value replaced.
     expect(logs).toContain("/api/runs/run_nope/events?token=[REDACTED]");
     expect(logs).toContain("/api/me?token=[REDACTED]");
+    expect(logs).toContain("/api/calendar.ics?token=[REDACTED]");
     for (const form of [secret, encoded, secret.slice(3, 24), wrongSecret]) expect(logs).not.toContain(form);
   });
 });

@@ -10,8 +10,14 @@ const FILE_TOOLS = ["read_file", "list_files", "search_files", "write_file", "ed
 const PROCESS_TOOLS = ["run_command", "start_job", "list_jobs", "job_status", "job_output", "stop_job"];
 const WEB_TOOLS = ["fetch_page", "web_search"];
 const ADMIN_TOOLS = ["get_settings", "update_settings", "list_mcp_servers", "add_mcp_server", "remove_mcp_server", "service_status"];
-/** The personal tools every agent-mode run gets (this stack has no SMTP_URL: no send_email). */
-const PERSONAL_TOOLS = ["draft_email", "list_emails", "read_email"];
+/** The personal tools every agent-mode run gets, whatever the switches (this stack has no SMTP_URL: no send_email). */
+const PERSONAL_TOOLS = [
+  ...["draft_email", "list_emails", "read_email"],
+  ...["create_note", "list_notes", "read_note", "update_note", "delete_note"],
+  ...["create_task", "list_tasks", "update_task", "complete_task", "delete_task"],
+  ...["create_event", "list_events", "update_event", "delete_event"],
+  ...["remember", "recall", "forget"],
+];
 /** The documents family: offered in agent mode; export_document writes into the workspace, so needs one. */
 const DOCUMENT_TOOLS = ["list_documents", "read_document", "create_document", "update_document"];
 

@@ -107,8 +107,28 @@ function parseSchema(schemaText: string): Dmmf {
   return result;
 }
 
+/**
+ * The `Unsupported("type")` fields of each model (a tsvector column): getDMMF leaves them out, so they
+ * are read from the schema's text. A `dbgenerated("expr")` default is the column's expression (Postgres
+ * shows a generated column's expression where it shows defaults).
+ */
+function unsupportedFields(schemaText: string): Map<string, { name: string; column: string; line: string }[]> {
+  const fields = new Map<string, { name: string; column: string; line: string }[]>();
+  for (const model of schemaText.matchAll(/^model (\w+) \{\n([\s\S]*?)^\}/gm)) {
+    const table = /@@map\("([^"]+)"\)/.exec(model[2]!)?.[1] ?? model[1]!;
+    for (const field of model[2]!.matchAll(/^\s+(\w+)\s+Unsupported\("([^"]+)"\)(\?)?([^\n]*)$/gm)) {
+      const column = /@map\("([^"]+)"\)/.exec(field[4]!)?.[1] ?? field[1]!;
+      const generated = /@default\(dbgenerated\("((?:[^"\\]|\\.)*)"\)\)/.exec(field[4]!)?.[1];
+      const line = `column ${table}.${column} ${field[2]}${field[3] ? "" : " not null"}${generated === undefined ? "" : ` default ${generated}`}`;
+      fields.set(model[1]!, [...(fields.get(model[1]!) ?? []), { name: field[1]!, column, line }]);
+    }
+  }
+  return fields;
+}
+
 async function describeSchema(schemaText: string): Promise<string[]> {
   const { datamodel } = parseSchema(schemaText);
+  const unsupported = unsupportedFields(schemaText);
   const lines: string[] = [];
   const enums = new Map(datamodel.enums.map((enumeration) => [enumeration.name, enumeration.dbName ?? enumeration.name]));
   for (const enumeration of datamodel.enums) {
@@ -120,6 +140,8 @@ async function describeSchema(schemaText: string): Promise<string[]> {
   const tableOf = (model: DmmfModel) => model.dbName ?? model.name;
   const columnOf = (model: DmmfModel, fieldName: string) => {
     const field = model.fields.find((candidate) => candidate.name === fieldName);
+    const unsupportedField = unsupported.get(model.name)?.find((candidate) => candidate.name === fieldName);
+    if (field === undefined && unsupportedField !== undefined) return unsupportedField.column;
     if (field === undefined) throw new Error(`no field ${fieldName} in model ${model.name}`);
     return field.dbName ?? field.name;
   };
@@ -127,6 +149,7 @@ async function describeSchema(schemaText: string): Promise<string[]> {
   for (const model of datamodel.models) {
     const table = tableOf(model);
     lines.push(`table ${table}`);
+    for (const field of unsupported.get(model.name) ?? []) lines.push(field.line);
     for (const field of model.fields) {
       if (field.kind === "object") {
         const fromFields = field.relationFromFields ?? [];

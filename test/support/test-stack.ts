@@ -184,6 +184,7 @@ export class TestStack {
         RECONCILE_INTERVAL_MS: String(config.reconcileIntervalMs),
         JOB_LOCK_MS: String(config.jobLockMs),
         SHUTDOWN_GRACE_MS: String(config.shutdownGraceMs),
+        MODEL_CONTEXT_WINDOW: String(config.defaultContextWindow),
         LOG_LEVEL: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "warn",
         ...environment,
       },
@@ -264,6 +265,9 @@ export async function startTestStack(options: TestStackOptions = {}): Promise<Te
     reconcileIntervalMs: 1000,
     jobLockMs: 5000,
     shutdownGraceMs: 5000,
+    // The fake model's name is unknown to the table: give it a current model's window, so that every
+    // family's tool schemas fit (an 8192-token window would fail runs on the schemas alone).
+    defaultContextWindow: 128_000,
     logLevel: "silent",
     ...options.worker,
   };

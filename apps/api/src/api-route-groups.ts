@@ -10,6 +10,7 @@ import { emailRoutes } from "./routes/emails.ts";
 import { documentRoutes } from "./routes/documents.ts";
 import { jobRoutes } from "./routes/jobs.ts";
 import { mcpServerRoutes } from "./routes/mcp-servers.ts";
+import { calendarRoutes, memoryRoutes, noteRoutes, taskRoutes } from "./routes/personal.ts";
 import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { toolRoutes } from "./routes/tools.ts";
@@ -41,6 +42,10 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "approvals", description: "Deciding paused tool calls", routes: approvalRoutes },
   { tag: "jobs", description: "Background jobs started by runs", routes: jobRoutes },
   { tag: "emails", description: "Email drafts and sending (SMTP)", routes: emailRoutes },
+  { tag: "notes", description: "The caller's notes", routes: noteRoutes },
+  { tag: "tasks", description: "The caller's task list", routes: taskRoutes },
+  { tag: "calendar", description: "The caller's calendar and its iCalendar feed", routes: calendarRoutes },
+  { tag: "memories", description: "What runs remembered for the caller", routes: memoryRoutes },
   { tag: "tools", description: "The tools runs are offered", routes: toolRoutes },
   { tag: "documents", description: "Revisioned documents and their export", routes: documentRoutes },
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },

@@ -8,6 +8,7 @@ import {
   sqlPoolOf,
   createToolRegistry,
   dispatchRunsOfUser,
+  generateId,
   type Logger,
   logSandboxAvailability,
   type PrismaClient,
@@ -76,6 +77,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
       toolEnvironment: buildToolEnvironment(process.env, config.toolEnvAllow),
       searxngUrl: config.searxngUrl,
       sandbox: sandbox.available ? sandbox.sandbox : null,
+      personal: { runner: sqlPoolOf(prisma), generateId },
     }),
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);

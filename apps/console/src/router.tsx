@@ -3,12 +3,16 @@ import { AppShell } from "./components/AppShell/AppShell.tsx";
 import { PageError } from "./components/ErrorBoundary/ErrorBoundary.tsx";
 import { AdminPage } from "./pages/AdminPage/AdminPage.tsx";
 import { ApprovalsPage } from "./pages/ApprovalsPage/ApprovalsPage.tsx";
+import { CalendarPage } from "./pages/CalendarPage/CalendarPage.tsx";
 import { ChatPage } from "./pages/ChatPage/ChatPage.tsx";
 import { ChatsIndex, ChatsPage } from "./pages/ChatsPage/ChatsPage.tsx";
 import { DocumentsPage } from "./pages/DocumentsPage/DocumentsPage.tsx";
 import { JobsPage } from "./pages/JobsPage/JobsPage.tsx";
 import { MailPage } from "./pages/MailPage/MailPage.tsx";
+import { MemoriesPage } from "./pages/MemoriesPage/MemoriesPage.tsx";
+import { NotesPage } from "./pages/NotesPage/NotesPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
+import { TasksPage } from "./pages/TasksPage/TasksPage.tsx";
 import { ToolsPage } from "./pages/ToolsPage/ToolsPage.tsx";
 import { WorkspacePage } from "./pages/WorkspacePage/WorkspacePage.tsx";
 import { WorkspacesPage } from "./pages/WorkspacesPage/WorkspacesPage.tsx";
@@ -44,6 +48,10 @@ export const router = createBrowserRouter(
         { path: "tools", element: <ToolsPage /> },
         { path: "jobs", element: <JobsPage /> },
         { path: "mail", element: <MailPage /> },
+        { path: "notes", element: <NotesPage /> },
+        { path: "tasks", element: <TasksPage /> },
+        { path: "calendar", element: <CalendarPage /> },
+        { path: "memories", element: <MemoriesPage /> },
         { path: "admin", element: <AdminPage /> },
         { path: "*", element: <NotFoundPage /> },
       ],

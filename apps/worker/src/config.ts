@@ -25,6 +25,12 @@ export const workerEnvironmentSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInteger(20_000, 600_000),
   /** BullMQ job lock; a worker that stops renewing it loses the job after this long. Default 30 s. */
   JOB_LOCK_MS: positiveInteger(30_000, 3_600_000),
+  /**
+   * The context window (tokens) of models agentq's table does not know (a local model, a new one).
+   * Default 8192: safe on any model; raise it for a model with a larger window, since the tool schemas
+   * of every family alone take several thousand tokens.
+   */
+  MODEL_CONTEXT_WINDOW: positiveInteger(8192, 10_000_000),
 });
 
 export interface WorkerConfig extends CommonConfig {
@@ -33,6 +39,8 @@ export interface WorkerConfig extends CommonConfig {
   reconcileIntervalMs: number;
   shutdownGraceMs: number;
   jobLockMs: number;
+  /** MODEL_CONTEXT_WINDOW: the context window of models the table does not know. */
+  defaultContextWindow: number;
   /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (send_email is not offered). */
   email: EmailConfig | null;
 }
@@ -46,6 +54,7 @@ export function parseWorkerConfig(environment: Record<string, string | undefined
     reconcileIntervalMs: parsed.RECONCILE_INTERVAL_MS,
     shutdownGraceMs: parsed.SHUTDOWN_GRACE_MS,
     jobLockMs: parsed.JOB_LOCK_MS,
+    defaultContextWindow: parsed.MODEL_CONTEXT_WINDOW,
     email: emailConfigFromEnvironment(parsed),
   };
 }

@@ -1,4 +1,4 @@
-import { createModelRouter, type ModelClient, ModelProviderError, type ModelResolver } from "@agentq/core";
+import { contextWindowFor, createModelRouter, type ModelClient, ModelProviderError, type ModelResolver } from "@agentq/core";
 import type { WorkerConfig } from "./config.ts";
 
 /**
@@ -9,6 +9,7 @@ export function createModelResolver(config: WorkerConfig): ModelResolver {
   const router = createModelRouter({
     openai: { baseURL: config.openaiBaseUrl, apiKey: config.openaiApiKey },
     anthropic: { apiKey: config.anthropicApiKey, baseURL: config.anthropicBaseUrl },
+    contextWindowFor: (modelName) => contextWindowFor(modelName, config.defaultContextWindow),
   });
   return {
     resolve(modelName) {

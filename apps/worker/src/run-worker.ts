@@ -27,10 +27,10 @@ import {
   releaseLease,
   renewLeases,
   resolveApprovalSecret,
+  sqlPoolOf,
   RunAbort,
   recordWorkerPresence,
   removeWorkerPresence,
-  sqlPoolOf,
   type RunLease,
   type RunLoopDependencies,
   type RunGeneration,
@@ -134,7 +134,16 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   };
   const email = createEmailServices({ config: config.email, sql: sqlPoolOf(prisma) });
   const registry = createToolRegistry(
-    createAgentqTools({ toolEnvironment, searxngUrl: config.searxngUrl, sandbox, jobs, administration, email, documents: documentStoreOf(prisma) }),
+    createAgentqTools({
+      toolEnvironment,
+      searxngUrl: config.searxngUrl,
+      sandbox,
+      jobs,
+      administration,
+      email,
+      documents: documentStoreOf(prisma),
+      personal: { runner: sqlPoolOf(prisma), generateId },
+    }),
   );
   // The registered MCP servers' tools join the fixed ones while their server is connected.
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });

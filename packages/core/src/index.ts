@@ -75,6 +75,7 @@ export { EMAIL_STATUSES, type EmailRecord } from "./store/statements/email-state
 export type { ModelClient } from "./models/model-client.ts";
 export { ModelProviderError } from "./models/model-errors.ts";
 export { createModelRouter } from "./models/model-router.ts";
+export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./models/context-window.ts";
 export { warmUpTokenizer } from "./models/count-tokens.ts";
 
 // Events, settings, errors, configuration, logging, ids and time.
@@ -123,3 +124,6 @@ export {
 } from "./mcp/mcp-server-store.ts";
 export { createListedMcpTools, mcpToolName } from "./mcp/create-mcp-tool.ts";
 export { McpConnections, type McpConnectionsOptions } from "./mcp/mcp-connections.ts";
+
+// Personal data: notes, tasks, calendar events, memories (API.md "Personal data").
+export * from "./personal/index.ts";

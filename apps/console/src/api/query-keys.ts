@@ -59,6 +59,22 @@ export const queryKeys = {
     all: ["emails"] as const,
     list: () => ["emails", "list"] as const,
   },
+  notes: {
+    all: ["notes"] as const,
+    list: (filter: { query?: string; tag?: string }) => ["notes", "list", filter] as const,
+  },
+  tasks: {
+    all: ["tasks"] as const,
+    list: (status: string) => ["tasks", "list", status] as const,
+  },
+  calendar: {
+    all: ["calendar"] as const,
+    week: (from: string, to: string) => ["calendar", "events", from, to] as const,
+  },
+  memories: {
+    all: ["memories"] as const,
+    list: (query: string) => ["memories", "list", query] as const,
+  },
   jobs: {
     all: ["jobs"] as const,
     list: () => ["jobs", "list"] as const,

@@ -44,13 +44,14 @@ const CONTEXT_WINDOWS: readonly (readonly [prefix: string, tokens: number])[] = 
 /** Unknown models get 8192: small enough to be safe on any current model, large enough to run an agent. */
 export const DEFAULT_CONTEXT_WINDOW = 8192;
 
-export function contextWindowFor(modelName: string): number {
+/** The context window of a model by its name; `fallback` (MODEL_CONTEXT_WINDOW) for names the table does not know. */
+export function contextWindowFor(modelName: string, fallback = DEFAULT_CONTEXT_WINDOW): number {
   const normalized = normalizeModelName(modelName);
   let best: readonly [string, number] | undefined;
   for (const entry of CONTEXT_WINDOWS) {
     if (normalized.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
   }
-  return best ? best[1] : DEFAULT_CONTEXT_WINDOW;
+  return best ? best[1] : fallback;
 }
 
 function normalizeModelName(modelName: string): string {

@@ -54,6 +54,10 @@ export const TOOL_FAMILY_FLAGS = {
   tools_mcp_enabled: "mcp",
   tools_email_enabled: "email",
   tools_documents_enabled: "documents",
+  tools_notes_enabled: "notes",
+  tools_tasks_enabled: "tasks",
+  tools_calendar_enabled: "calendar",
+  tools_memory_enabled: "memory",
 } as const;
 
 export type NumericSettingName = keyof typeof NUMERIC_SETTINGS;

@@ -3,6 +3,11 @@ import type { DocumentStore } from "../documents/document-store.ts";
 import { createDocumentTools } from "./documents/create-document-tools.ts";
 import { createFileTools } from "./files/create-file-tools.ts";
 import { createEmailTools, type EmailToolsOptions } from "./personal/email/email-tools.ts";
+import { createCalendarTools } from "./personal/calendar/calendar-tools.ts";
+import { createMemoryTools } from "./personal/memory/memory-tools.ts";
+import { createNoteTools } from "./personal/notes/note-tools.ts";
+import type { PersonalStore } from "./personal/personal-tool-support.ts";
+import { createTaskTools } from "./personal/tasks/task-tools.ts";
 import { createJobTools, type JobControl } from "./process/job-tools.ts";
 import { createRunCommandTool } from "./process/run-command-tool.ts";
 import type { ProcessSandbox } from "./process/sandbox/process-sandbox.ts";
@@ -29,6 +34,8 @@ export interface AgentqToolsOptions {
   email?: EmailToolsOptions;
   /** The users' documents (the worker's pool); null or absent where tools are only listed (the API). */
   documents?: DocumentStore | null;
+  /** Where the personal tools (notes, tasks, calendar, memory) keep their data; null: listed, but a call is a tool error. */
+  personal?: PersonalStore | null;
 }
 
 /**
@@ -46,5 +53,9 @@ export function createAgentqTools(options: AgentqToolsOptions): ToolDefinition[]
     ...createAdminTools(options.administration ?? null),
     ...(options.email === undefined ? [] : createEmailTools(options.email)),
     ...createDocumentTools(options.documents ?? null),
+    ...createNoteTools(options.personal ?? null),
+    ...createTaskTools(options.personal ?? null),
+    ...createCalendarTools(options.personal ?? null),
+    ...createMemoryTools(options.personal ?? null),
   ];
 }

@@ -26,6 +26,10 @@ const NAV_ITEMS: NavItem[] = [
   { to: "/tools", label: "Tools", icon: "tools" },
   { to: "/jobs", label: "Jobs", icon: "jobs" },
   { to: "/mail", label: "Mail", icon: "mail" },
+  { to: "/notes", label: "Notes", icon: "notes" },
+  { to: "/tasks", label: "Tasks", icon: "tasks" },
+  { to: "/calendar", label: "Calendar", icon: "calendar" },
+  { to: "/memories", label: "Memories", icon: "memories" },
   { to: "/admin", label: "Admin", icon: "admin", adminOnly: true },
 ];
 

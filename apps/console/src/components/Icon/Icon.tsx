@@ -16,6 +16,10 @@ const PATHS = {
   folder: "M3 7a2 2 0 012-2h4l2 2h8a2 2 0 012 2v8a2 2 0 01-2 2H5a2 2 0 01-2-2V7z",
   chevron: "M9 6l6 6-6 6",
   copy: "M9 9h11v11H9V9zm-5 6V4h11",
+  notes: "M6 3h12v18H6V3zm3 5h6m-6 4h6m-6 4h4",
+  tasks: "M4 6l2 2 3-3m-5 8l2 2 3-3m3-5h8m-8 7h8m-8 5h8",
+  calendar: "M4 6h16v14H4V6zm0 4h16M8 3v5m8-5v5",
+  memories: "M12 4a6 6 0 00-4 10.5V18h8v-3.5A6 6 0 0012 4zm-3 17h6",
 } as const;
 
 export type IconName = keyof typeof PATHS;
