@@ -98,6 +98,24 @@ describe("GET /api/audit", () => {
     expect(all.length).toBeGreaterThanOrEqual(6);
   });
 
+  it("records a user's creation, change and new token, never the token itself", async () => {
+    const created = await stack.createUser("audited-user");
+    expect((await stack.request("PATCH", `/api/users/${created.id}`, { body: { role: "admin" } })).status).toBe(200);
+    const rotated = await stack.request("POST", `/api/users/${created.id}/token`);
+    expect(rotated.status).toBe(201);
+    const { entries } = (await stack.request("GET", "/api/audit?limit=3")).body;
+    expect(entries.map((entry: { action: string; target: string; actor_id: string }) => [entry.action, entry.target, entry.actor_id])).toEqual([
+      ["user.token_rotated", `user:${created.id}`, adminId],
+      ["user.updated", `user:${created.id}`, adminId],
+      ["user.created", `user:${created.id}`, adminId],
+    ]);
+    expect(entries[1].details).toEqual({ changes: { role: "admin" } });
+    expect(entries[2].details).toEqual({ name: "audited-user", role: "user" });
+    const serialized = JSON.stringify(entries);
+    expect(serialized).not.toContain(created.token);
+    expect(serialized).not.toContain(rotated.body.token);
+  });
+
   it("refuses a cursor it did not give, and non-admins", async () => {
     const bad = await stack.request("GET", "/api/audit?before=nonsense");
     expect(bad.status).toBe(400);

@@ -86,8 +86,8 @@ export const userRoutes = [
     body: createUserBody,
     responses: { 201: { description: "the user and its token, shown once (only its hash is stored)", schema: createdUserSchema } },
     errors: { 409: "`user_exists`: a user of that name exists" },
-    handler: async ({ dependencies, body }) => {
-      const user = await createUser(dependencies.prisma, body);
+    handler: async ({ dependencies, body, user: admin }) => {
+      const user = await createUser(dependencies.prisma, body, { actorId: admin.id });
       return { status: 201, body: { id: user.id, name: user.name, role: user.role, token: user.token } };
     },
   }),
@@ -103,8 +103,8 @@ export const userRoutes = [
     body: updateUserBody,
     responses: { 200: { description: "the user as changed", schema: userSchema } },
     errors: { 409: "`last_admin`: the change would leave no enabled admin" },
-    handler: async ({ dependencies, params, body }) => {
-      const updated = await updateUser(dependencies.prisma, params.id, body);
+    handler: async ({ dependencies, params, body, user }) => {
+      const updated = await updateUser(dependencies.prisma, params.id, body, { actorId: user.id });
       if (body.max_active_runs !== undefined) {
         const schedule = dependencies.runs.schedule.bind(dependencies.runs);
         await dispatchRunsOfUser({ prisma: dependencies.prisma, clock: systemClock, logger: dependencies.logger, schedule }, { userId: updated.id });
@@ -124,7 +124,7 @@ export const userRoutes = [
     handler: async ({ dependencies, user, params }) => {
       // Someone else's id is answered like a missing one for a non-admin: user ids stay private.
       if (!isAdmin(user) && params.id !== user.id) throw new NotFoundError("user", { user_id: params.id });
-      return { status: 201, body: { token: await rotateUserToken(dependencies.prisma, params.id) } };
+      return { status: 201, body: { token: await rotateUserToken(dependencies.prisma, params.id, { actorId: user.id }) } };
     },
   }),
 ];

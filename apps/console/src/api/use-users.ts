@@ -20,7 +20,8 @@ export function useCreateUser() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (input: { name: string; role: Role }) => unwrap(api.POST("/api/users", { body: input })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: queryKeys.users.all }),
+    onSuccess: () =>
+      Promise.all([queryClient.invalidateQueries({ queryKey: queryKeys.users.all }), queryClient.invalidateQueries({ queryKey: queryKeys.audit })]),
   });
 }
 

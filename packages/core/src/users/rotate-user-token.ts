@@ -1,3 +1,4 @@
+import { recordAuditEntry } from "../audit/record-audit-entry.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
 import { generateId } from "../ids.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
@@ -11,7 +12,11 @@ import { generateApiToken, hashApiToken } from "./api-token.ts";
  * up on every request, with no cache. Unknown user: NotFoundError. A disabled user may get a new
  * token; it answers 401 until the user is enabled again.
  */
-export async function rotateUserToken(prisma: PrismaClient, userId: string, options: { generateId?: (prefix: string) => string } = {}): Promise<string> {
+export async function rotateUserToken(
+  prisma: PrismaClient,
+  userId: string,
+  options: { generateId?: (prefix: string) => string; actorId?: string | null } = {},
+): Promise<string> {
   const newId = options.generateId ?? generateId;
   return inSqlTransaction(sqlPoolOf(prisma), async (client) => {
     // The row lock serializes two rotations of one user: each ends with exactly one token.
@@ -19,6 +24,7 @@ export async function rotateUserToken(prisma: PrismaClient, userId: string, opti
     await deleteUserTokens(client, userId);
     const token = generateApiToken();
     await insertApiTokenIfAbsent(client, { id: newId("tok"), userId, tokenHash: hashApiToken(token) });
+    if (options.actorId !== undefined) await recordAuditEntry(client, { actorId: options.actorId, action: "user.token_rotated", target: `user:${userId}` });
     return token;
   });
 }

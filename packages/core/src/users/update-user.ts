@@ -1,3 +1,4 @@
+import { recordAuditEntry } from "../audit/record-audit-entry.ts";
 import { NotFoundError } from "../errors/agentq-error.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
@@ -23,7 +24,7 @@ export interface UserChanges {
  * would leave no enabled admin is refused with LastAdminError: the enabled admins' rows are locked
  * first, so two admins demoting each other at once cannot both succeed. Unknown user: NotFoundError.
  */
-export async function updateUser(prisma: PrismaClient, userId: string, changes: UserChanges): Promise<UserView> {
+export async function updateUser(prisma: PrismaClient, userId: string, changes: UserChanges, options: { actorId?: string | null } = {}): Promise<UserView> {
   return inSqlTransaction(sqlPoolOf(prisma), async (client) => {
     const enabledAdmins = await lockEnabledAdmins(client);
     const current = await selectUserRecord(client, userId, { forUpdate: true });
@@ -41,6 +42,9 @@ export async function updateUser(prisma: PrismaClient, userId: string, changes: 
       tokensPerDay: changes.tokens_per_day === undefined ? current.tokens_per_day : changes.tokens_per_day,
     });
     if (updated === undefined) throw new NotFoundError("user", { user_id: userId });
+    if (options.actorId !== undefined) {
+      await recordAuditEntry(client, { actorId: options.actorId, action: "user.updated", target: `user:${userId}`, details: { changes } });
+    }
     return toUserView(updated);
   });
 }

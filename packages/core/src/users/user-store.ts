@@ -14,7 +14,7 @@ export interface CreatedUser extends AuthenticatedUser {
 export async function createUser(
   db: Db,
   input: { name: string; role: UserRole },
-  options: { generateId?: (prefix: string) => string } = {},
+  options: { generateId?: (prefix: string) => string; actorId?: string | null } = {},
 ): Promise<CreatedUser> {
   const newId = options.generateId ?? generateId;
   const token = generateApiToken();
@@ -25,6 +25,12 @@ export async function createUser(
     const { count } = await tx.user.createMany({ data: [{ id: userId, name: input.name, role: input.role }], skipDuplicates: true });
     if (count === 0) throw new UserExistsError(input.name);
     await tx.apiToken.create({ data: { id: newId("tok"), userId, tokenHash: hashApiToken(token) } });
+    // An admin's creation is audited with it (the bootstrap's and tests' users have no actor to record).
+    if (options.actorId !== undefined) {
+      await tx.auditEntry.create({
+        data: { id: newId("aud"), actorId: options.actorId, action: "user.created", target: `user:${userId}`, details: { name: input.name, role: input.role } },
+      });
+    }
   };
   if ("$transaction" in db) await db.$transaction(create);
   else await create(db);
