@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
@@ -104,6 +105,13 @@ export function createBubblewrapSandbox(options: BubblewrapSandboxOptions): Proc
       bwrap.push("--ro-bind", "/", "/");
       for (const path of request.hiddenPaths) bwrap.push("--tmpfs", path);
       bwrap.push("--tmpfs", "/run", "--proc", "/proc", "--dev", "/dev", "--size", String(limits.tmpSizeBytes), "--tmpfs", "/tmp", "--chdir", "/tmp");
+      // The private /tmp would hide a server installed under the host's /tmp (a checkout there, with its
+      // node_modules): the top-level /tmp entries its program and arguments name stay visible, read-only,
+      // with the hidden paths inside them hidden again.
+      for (const top of tmpEntriesNamed([request.file, ...request.args])) {
+        bwrap.push("--ro-bind", top, top);
+        for (const path of request.hiddenPaths) if (path === top || path.startsWith(`${top}/`)) bwrap.push("--tmpfs", path);
+      }
       // bwrap passes its own environment on: the server's, minus what the spawner added.
       for (const name of request.inheritedVariables) if (!(name in request.environment)) bwrap.push("--unsetenv", name);
       bwrap.push("--", request.file, ...request.args);
@@ -250,4 +258,14 @@ function killGroup(pid: number): void {
   } catch {
     // gone
   }
+}
+
+/** The top-level /tmp entries (`/tmp/<name>`) that exist and that absolute paths among `values` lie in. */
+function tmpEntriesNamed(values: readonly string[]): string[] {
+  const tops = new Set<string>();
+  for (const value of values) {
+    const match = /^\/tmp\/([^/]+)/.exec(value);
+    if (match && match[1] !== "." && match[1] !== ".." && existsSync(`/tmp/${match[1]}`)) tops.add(`/tmp/${match[1]}`);
+  }
+  return [...tops];
 }
