@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { pino } from "pino";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
@@ -29,14 +30,16 @@ const stdioServer = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe("MCP servers", () => {
+  const workerLogs: string[] = [];
   let stack: TestStack;
   let userToken: string;
   let httpFixture: ChildProcess | undefined;
   beforeAll(async () => {
     process.env[WORKER_MARKER] = "worker-only";
-    stack = await startTestStack({ workers: 0 });
+    // Both processes log at debug level into memory: the last test greps every line for the secrets.
+    stack = await startTestStack({ workers: 0, api: { logLevel: "debug" } });
     stack.sandbox = await testSandbox();
-    await stack.startWorker();
+    await stack.startWorker({}, { logger: pino({ level: "debug" }, { write: (line: string) => void workerLogs.push(line) }) });
     userToken = (await stack.createUser("mcp-user")).token;
   }, 60_000);
   afterEach(async () => {
@@ -313,5 +316,13 @@ describe("MCP servers", () => {
     await stack.waitForRun(runId);
     const environment = (await stack.events(runId)).filter((event) => event.type === "tool.completed").at(-1)?.data;
     expect(JSON.parse(environment?.result).headers).toEqual({ authorization: `Bearer ${HEADER_SECRET}` });
+  });
+
+  it("writes no secret of any registration into a log line of the API or the worker", () => {
+    const logs = [...stack.api.logs, ...workerLogs].join("");
+    // Not vacuous: both processes logged the servers' lives (registrations, connections, calls).
+    expect(stack.api.logs.some((line) => line.includes("/api/mcp/servers"))).toBe(true);
+    expect(workerLogs.length).toBeGreaterThan(0);
+    for (const secret of [ENV_SECRET, HEADER_SECRET]) expect(logs).not.toContain(secret);
   });
 });

@@ -9,7 +9,7 @@ import { parseRunEventData } from "../../packages/core/src/events/run-event-sche
 import { type FakeProviderServer, scenarioResponder, startFakeProviderServer } from "@agentq/core/testing";
 import type { ProcessSandbox } from "@agentq/core";
 import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
-import { startRunWorker, type RunWorker } from "../../apps/worker/src/run-worker.ts";
+import { type RunWorker, type StartRunWorkerOptions, startRunWorker } from "../../apps/worker/src/run-worker.ts";
 import type { ApiConfig } from "../../apps/api/src/config.ts";
 import { createTestRedis, deleteKeysWithPrefix } from "./redis.ts";
 import { startTestApi, type TestApi } from "./test-api.ts";
@@ -155,12 +155,15 @@ export class TestStack {
     );
   }
 
-  async startWorker(overrides: Partial<WorkerConfig> = {}, options: { sandbox?: ProcessSandbox | null } = {}): Promise<RunWorker> {
+  async startWorker(
+    overrides: Partial<WorkerConfig> = {},
+    options: { sandbox?: ProcessSandbox | null; logger?: StartRunWorkerOptions["logger"] } = {},
+  ): Promise<RunWorker> {
     const sandbox = options.sandbox === undefined ? this.sandbox : options.sandbox;
     const worker = await startRunWorker({
       ...(sandbox === undefined ? {} : { sandbox }),
       config: { ...this.workerConfig, ...overrides },
-      logger: pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
+      logger: options.logger ?? pino({ level: process.env.AGENTQ_TEST_LOGS === "1" ? "debug" : "silent" }),
       processEnvironment: process.env,
     });
     this.workers.push(worker);
