@@ -12,7 +12,7 @@ import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { RecordCard, RecordList, TagList } from "../../components/RecordCard/RecordCard.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import styles from "./MemoriesPage.module.css";
+import styles from "../record-page.module.css";
 
 function NewMemoryForm() {
   const create = useCreateMemory();

@@ -12,7 +12,7 @@ import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { RecordCard, RecordList, RecordText, TagList } from "../../components/RecordCard/RecordCard.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import styles from "./NotesPage.module.css";
+import styles from "../record-page.module.css";
 
 /** The note form: empty for a new note, filled for an edit. */
 function NoteForm({ note, onDone }: { note?: Note; onDone?: () => void }) {

@@ -12,7 +12,8 @@ import { PageHeader } from "../../components/PageHeader/PageHeader.tsx";
 import { Panel } from "../../components/Panel/Panel.tsx";
 import { RecordCard, RecordList, RecordText } from "../../components/RecordCard/RecordCard.tsx";
 import { formatDateTime } from "../../lib/format.ts";
-import styles from "./TasksPage.module.css";
+import styles from "../record-page.module.css";
+import taskStyles from "./TasksPage.module.css";
 
 const STATUS_OPTIONS = [
   { value: "open", label: "Open" },
@@ -45,8 +46,8 @@ function NewTaskForm() {
 
   return (
     <form className={styles.form} onSubmit={submit} aria-label="New task">
-      <div className={styles.row}>
-        <TextField label="Task" value={title} onChange={(event) => setTitle(event.target.value)} maxLength={500} required fieldClassName={styles.grow} />
+      <div className={taskStyles.row}>
+        <TextField label="Task" value={title} onChange={(event) => setTitle(event.target.value)} maxLength={500} required fieldClassName={taskStyles.grow} />
         <TextField label="Due" type="datetime-local" value={due} onChange={(event) => setDue(event.target.value)} />
       </div>
       <TextField label="Notes" value={notes} onChange={(event) => setNotes(event.target.value)} />
