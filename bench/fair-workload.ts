@@ -4,39 +4,11 @@
 import pg from "pg";
 import { scenarioInput } from "@agentq/core/testing";
 import { type LocalStack, percentile } from "../scripts/local-stack.ts";
+import { type BenchClient, pool, requestJson } from "./bench-requests.ts";
 
 const BACKLOG = Number(process.env.BENCH_FAIR_BACKLOG ?? 500);
 /** Each of A's runs is one model round this long: the backlog is work to wait behind, not overhead. */
 const A_RUN_MS = Number(process.env.BENCH_FAIR_RUN_MS ?? 2000);
-
-interface Client {
-  url: string;
-  token: string;
-}
-
-async function call(client: Client, method: string, path: string, body?: unknown): Promise<any> {
-  const response = await fetch(`${client.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${client.token}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function inParallel(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) {
-        const index = next;
-        next += 1;
-        await task(index);
-      }
-    }),
-  );
-}
 
 async function withDatabase<T>(stack: LocalStack, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const url = new URL(stack.adminUrl);
@@ -52,28 +24,28 @@ async function withDatabase<T>(stack: LocalStack, work: (client: pg.Client) => P
 
 /** A's backlog, with or without B; returns A's runs/s and B's waits in ms. */
 async function drainBacklog(stack: LocalStack, withB: boolean, label: string): Promise<{ aRunsPerSecond: number; bWaits: number[] }> {
-  const admin: Client = { url: stack.url, token: stack.token };
-  const userA = await call(admin, "POST", "/api/users", { name: `fair-a-${label}` });
-  const userB = await call(admin, "POST", "/api/users", { name: `fair-b-${label}` });
+  const admin: BenchClient = { url: stack.url, token: stack.token };
+  const userA = await requestJson(admin, "POST", "/api/users", { name: `fair-a-${label}` });
+  const userB = await requestJson(admin, "POST", "/api/users", { name: `fair-b-${label}` });
   // A may use every worker slot: what keeps B's runs moving is fair dispatch, not A's concurrency limit.
-  await call(admin, "PATCH", `/api/users/${userA.id}`, { max_active_runs: 100_000 });
-  const a: Client = { url: stack.url, token: userA.token };
-  const b: Client = { url: stack.url, token: userB.token };
+  await requestJson(admin, "PATCH", `/api/users/${userA.id}`, { max_active_runs: 100_000 });
+  const a: BenchClient = { url: stack.url, token: userA.token };
+  const b: BenchClient = { url: stack.url, token: userB.token };
   const chats: string[] = [];
-  await inParallel(BACKLOG, 50, async () => {
-    chats.push((await call(a, "POST", "/api/chats", {})).id);
+  await pool(BACKLOG, 50, async () => {
+    chats.push((await requestJson(a, "POST", "/api/chats", {})).id);
   });
   const input = scenarioInput([{ text: "a", delayMs: A_RUN_MS }]);
   const started = performance.now();
-  await inParallel(BACKLOG, 50, async (index) => {
-    await call(a, "POST", `/api/chats/${chats[index]}/runs`, { input });
+  await pool(BACKLOG, 50, async (index) => {
+    await requestJson(a, "POST", `/api/chats/${chats[index]}/runs`, { input });
   });
   const bRuns: string[] = [];
   let done = false;
   const arrivals = (async () => {
     while (withB && !done) {
-      const chat = await call(b, "POST", "/api/chats", {});
-      bRuns.push((await call(b, "POST", `/api/chats/${chat.id}/runs`, { input: scenarioInput([{ text: "b" }]) })).id);
+      const chat = await requestJson(b, "POST", "/api/chats", {});
+      bRuns.push((await requestJson(b, "POST", `/api/chats/${chat.id}/runs`, { input: scenarioInput([{ text: "b" }]) })).id);
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   })();

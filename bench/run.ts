@@ -3,6 +3,7 @@
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
 // BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) override the defaults.
 import WebSocket from "ws";
+import { pool, requestJson } from "./bench-requests.ts";
 import { scenarioInput } from "@agentq/core/testing";
 import { workloadFair } from "./fair-workload.ts";
 import { committedTransactions, cpuPerRun, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
@@ -29,29 +30,8 @@ async function connect(stack: BenchStack, follower: Follower): Promise<WebSocket
   return socket;
 }
 
-async function post(stack: BenchStack, path: string, body: unknown): Promise<any> {
-  const response = await fetch(`${stack.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** Runs `count` tasks with at most `concurrency` at once. */
-async function pool(count: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      while (next < count) {
-        const index = next;
-        next += 1;
-        await task(index);
-      }
-    }),
-  );
+function post(stack: BenchStack, path: string, body: unknown): Promise<any> {
+  return requestJson(stack, "POST", path, body);
 }
 
 /** W1: write_file b.txt → read_file b.txt → final answer; POST → run.completed on a WebSocket. */
