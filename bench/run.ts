@@ -342,9 +342,12 @@ async function liftLimits(stack: BenchStack): Promise<void> {
     const response = await fetch(`${stack.url}${path}`, { method: "PATCH", headers, body: JSON.stringify(body) });
     if (!response.ok) throw new Error(`PATCH ${path}: ${response.status} ${await response.text()}`);
   };
-  await patch("/api/settings", { api_rate_limit_per_minute: 0 });
+  await patch("/api/settings", { api_rate_limit_per_minute: 0, ...(process.env.BENCH_EXTRA_SETTINGS ? JSON.parse(process.env.BENCH_EXTRA_SETTINGS) : {}) });
   const me = (await (await fetch(`${stack.url}/api/me`, { headers })).json()) as { id: string };
   await patch(`/api/users/${me.id}`, { max_active_runs: 100_000 });
+  // The API re-reads api_rate_limit_per_minute at most every 5 s (apps/api/src/http/rate-limit.ts): the
+  // requests above cached the default, so wait until the lifted limit applies.
+  await new Promise((resolve) => setTimeout(resolve, 5500));
 }
 
 for (const name of WORKLOADS) {

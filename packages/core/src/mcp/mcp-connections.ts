@@ -1,5 +1,4 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { loadSettings } from "../settings/agent-settings.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { type McpServerRow, selectMcpServers, updateMcpServerStatus } from "../store/statements/mcp-server-statements.ts";
@@ -8,7 +7,7 @@ import type { ProcessSandbox } from "../tools/process/sandbox/process-sandbox.ts
 import { createMcpTool, isOfferableMcpTool } from "./create-mcp-tool.ts";
 import { deriveMcpSecretsKey, openMcpSecrets } from "./mcp-secrets.ts";
 import type { McpListedTool, McpServerStatus } from "./mcp-server-registration.ts";
-import { openMcpTransport } from "./open-mcp-transport.ts";
+import { loadMcpSdk, type McpSdk } from "./load-mcp-sdk.ts";
 
 interface ConnectionLogger {
   info(object: Record<string, unknown>, message: string): void;
@@ -137,6 +136,15 @@ export class McpConnections {
     connection.retry = null;
     this.setStatus(connection, "connecting", null);
     const { row } = connection;
+    let sdk: McpSdk;
+    try {
+      sdk = await loadMcpSdk();
+    } catch (error) {
+      this.failed(connection, describeError(error));
+      return;
+    }
+    if (connection.removed || this.closed) return;
+    const { Client, ToolListChangedNotificationSchema, openMcpTransport } = sdk;
     const client = new Client({ name: "agentq", version: "1.0.0" }, { capabilities: {} });
     try {
       const secrets = row.secrets === null ? { env: {}, headers: {} } : openSecrets(this.key, row);
@@ -224,6 +232,8 @@ export class McpConnections {
       if (result.isError === true) return { ok: false, error: text || `the MCP tool "${toolName}" reported an error` };
       return { ok: true, output: text };
     } catch (error) {
+      // A connected client means the SDK is loaded.
+      const { McpError, ErrorCode } = await loadMcpSdk();
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         return { ok: false, error: `the MCP tool "${toolName}" of server "${serverName}" did not answer within ${Math.round(options.timeoutMs / 1000)} s` };
       }

@@ -216,6 +216,18 @@ function byteBound(messages: readonly ModelMessage[], tools: readonly ModelToolS
     }
     if (message.role === "tool") total += Buffer.byteLength(message.toolCallId);
   }
-  for (const tool of tools) total += TOKENS_PER_TOOL_SCHEMA + Buffer.byteLength(JSON.stringify(tool));
+  for (const tool of tools) total += TOKENS_PER_TOOL_SCHEMA + schemaBytes(tool);
   return total;
+}
+
+/** Bytes of each tool schema's JSON, per schema object: the registry hands out the same objects every round. */
+const SCHEMA_BYTES = new WeakMap<ModelToolSchema, number>();
+
+function schemaBytes(tool: ModelToolSchema): number {
+  let bytes = SCHEMA_BYTES.get(tool);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(tool));
+    SCHEMA_BYTES.set(tool, bytes);
+  }
+  return bytes;
 }

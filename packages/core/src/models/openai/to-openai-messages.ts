@@ -38,9 +38,16 @@ export function toOpenAIMessages(messages: readonly ModelMessage[]): ChatComplet
   });
 }
 
+/** The wire form of each tool schema, per schema object: the registry hands out the same objects every round. */
+const OPENAI_TOOLS = new WeakMap<ModelToolSchema, ChatCompletionFunctionTool>();
+
 export function toOpenAITools(tools: readonly ModelToolSchema[]): ChatCompletionFunctionTool[] {
-  return tools.map((tool) => ({
-    type: "function",
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
+  return tools.map((tool) => {
+    let wire = OPENAI_TOOLS.get(tool);
+    if (wire === undefined) {
+      wire = { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+      OPENAI_TOOLS.set(tool, wire);
+    }
+    return wire;
+  });
 }
