@@ -8,7 +8,8 @@ import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
 import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
-import { commitRunStatement, emptyStatementChange, stageFileRead } from "../packages/core/src/store/run-statement.ts";
+import { createRunCommitBatcher } from "../packages/core/src/store/run-commit-batcher.ts";
+import { commitRunStatement, commitRunStatements, emptyStatementChange, stageFileRead } from "../packages/core/src/store/run-statement.ts";
 import { inSqlTransaction, queryParsed, SqlRowError } from "../packages/core/src/store/sql-pool.ts";
 import { lockRunOfApproval, selectApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
 import { selectLastFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
@@ -584,6 +585,83 @@ describe("the store's SQL statements", () => {
       expect(await finishOf(first)).toEqual({ id: second, generation: { lastEventSeq: secondRow.lastEventSeq, leaseVersion: secondRow.leaseVersion } });
       const alone = await queuedRun(await newChat());
       expect(await finishOf(alone)).toBeNull();
+    });
+
+    it("commitRunStatements commits the changes of several runs in one statement, each as if alone", async () => {
+      const [chatA, chatB, chatC] = [await newChat(), await newChat(), await newChat()];
+      const [runA, runB, runC] = [await queuedRun(chatA), await queuedRun(chatB), await queuedRun(chatC)];
+      const [versionA, versionB, versionC] = [await take(runA), await take(runB), await take(runC)];
+      const stepA = emptyStatementChange(runA, versionA);
+      stepA.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } }, { type: "round.started", data: { round: 1 } });
+      stepA.messages.push({ id: generateId("msg"), role: "assistant", content: "from a" });
+      const stepB = emptyStatementChange(runB, versionB);
+      stepB.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+      stepB.status = RunStatus.completed;
+      stepB.finish = { output: "b done", errorCode: null, errorMessage: null };
+      // C's fence is stale: only C is refused.
+      const stepC = emptyStatementChange(runC, versionC - 1);
+      stepC.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+      const [a, b, c] = await commitRunStatements(pool, [stepA, stepB, stepC], new Date());
+      expect(a?.run).toMatchObject({ id: runA, status: "running", lastEventSeq: 3 });
+      expect(a?.events.map((event) => event.seq)).toEqual([2, 3]);
+      expect(b?.run).toMatchObject({ id: runB, status: "completed", lastEventSeq: 2 });
+      expect(c).toBeNull();
+      const messages = await prisma.message.findMany({ where: { chatId: { in: [chatA, chatB] } } });
+      expect(messages.map((message) => [message.chatId, message.content])).toEqual([[chatA, "from a"]]);
+      expect((await prisma.run.findUniqueOrThrow({ where: { id: runB } })).output).toBe("b done");
+      expect(await prisma.runEvent.count({ where: { runId: runC } })).toBe(1);
+    });
+
+    it("the commit batcher groups concurrent steps, keeps one chat's runs apart, and retries a failed group change by change", async () => {
+      let statements = 0;
+      const counting = { query: ((...args: Parameters<pg.Pool["query"]>) => ((statements += 1), pool.query(...args))) as pg.Pool["query"] };
+      const batcher = createRunCommitBatcher({ runner: counting, clock: () => new Date(), maxInFlight: 1 });
+      const runs = await Promise.all(
+        Array.from({ length: 6 }, async () => {
+          const chatId = await newChat();
+          const runId = await queuedRun(chatId);
+          return { chatId, runId, version: await take(runId) };
+        }),
+      );
+      const step = (run: { runId: string; version: number }, content: string, messageId = generateId("msg")) => {
+        const change = emptyStatementChange(run.runId, run.version);
+        change.events.push({ type: "message.completed", data: { content } });
+        change.messages.push({ id: messageId, role: "assistant", content });
+        return change;
+      };
+      // One in flight at a time: the first goes alone, the five behind it share the next statement.
+      const results = await Promise.all(runs.map((run, index) => batcher.commit(step(run, `step ${index}`), run.chatId)));
+      expect(results.every((result) => result?.events.length === 1)).toBe(true);
+      expect(statements).toBe(2);
+      // A duplicate message id breaks one change: the group fails, and each change is retried alone.
+      statements = 0;
+      const taken = generateId("msg");
+      await batcher.commit(step(runs[0] as (typeof runs)[number], "first", taken), runs[0]?.chatId as string);
+      statements = 0;
+      const outcomes = await Promise.allSettled([
+        batcher.commit(step(runs[5] as (typeof runs)[number], "blocker"), runs[5]?.chatId as string),
+        batcher.commit(step(runs[1] as (typeof runs)[number], "duplicate", taken), runs[1]?.chatId as string),
+        batcher.commit(step(runs[2] as (typeof runs)[number], "fine"), runs[2]?.chatId as string),
+      ]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(statements).toBe(1 + 1 + 2);
+      expect(await prisma.message.count({ where: { chatId: runs[2]?.chatId, content: "fine" } })).toBe(1);
+      expect(await prisma.message.count({ where: { chatId: runs[1]?.chatId, content: "duplicate" } })).toBe(0);
+      // Two runs of one chat never share a statement: the second waits for the next one.
+      statements = 0;
+      const sameChat = runs[3] as (typeof runs)[number];
+      const other = await queuedRun(sameChat.chatId);
+      await pool.query("UPDATE runs SET status = 'running' WHERE id = $1", [other]);
+      const blocker = batcher.commit(step(runs[4] as (typeof runs)[number], "blocker"), runs[4]?.chatId as string);
+      const both = await Promise.all([
+        batcher.commit(step(sameChat, "one"), sameChat.chatId),
+        batcher.commit(step({ runId: other, version: 0 }, "two"), sameChat.chatId),
+        blocker,
+      ]);
+      expect(both.every((result) => result !== null)).toBe(true);
+      expect(statements).toBe(3);
+      const positions = await prisma.message.findMany({ where: { chatId: sameChat.chatId }, orderBy: { position: "asc" } });
+      expect(positions.map((message) => message.content).slice(-2).sort()).toEqual(["one", "two"]);
     });
 
     it("queryParsed refuses a row whose columns do not match the schema, naming the statement and the column", async () => {

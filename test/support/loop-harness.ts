@@ -11,6 +11,8 @@ import {
   createAgentqTools,
   createChat,
   createPrismaClient,
+  createRunCommitBatcher,
+  sqlPoolOf,
   createToolRegistry,
   createUser,
   createWorkspace,
@@ -98,6 +100,8 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
     logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
     approvalSecret: "loop-harness-approval-secret",
     deltaFlushMs: 0,
+    // Group commit as in the worker: the loop tests run their steps through it.
+    commits: createRunCommitBatcher({ runner: sqlPoolOf(prisma), clock: systemClock }),
   };
   return {
     prisma,

@@ -9,6 +9,7 @@ import {
   createAgentqTools,
   createEmailServices,
   createPrismaClient,
+  createRunCommitBatcher,
   createToolRegistry,
   dispatchRunsOfUser,
   documentStoreOf,
@@ -184,6 +185,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     generateId,
     logger,
     approvalSecret,
+    commits: createRunCommitBatcher({ runner: sqlPoolOf(prisma), clock: systemClock }),
   };
 
   const active = new Map<string, ActiveRun>();

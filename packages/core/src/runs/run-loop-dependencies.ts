@@ -3,6 +3,7 @@ import type { RunEventPublisher } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import type { ModelClient, ModelToolSchema } from "../models/model-client.ts";
 import type { PrismaClient } from "../store/create-prisma-client.ts";
+import type { RunCommitter } from "../store/run-commit-batcher.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 
 /** Resolves a run's model name to a client (provider chosen by name, API.md "Model names"). */
@@ -54,4 +55,9 @@ export interface RunLoopDependencies {
   approvalSecret: string;
   /** Milliseconds between text-delta publishes (deltas are coalesced). Default 25. */
   deltaFlushMs?: number;
+  /**
+   * How a step's change is committed. The worker passes a RunCommitBatcher (group commit: the steps of
+   * many runs share a statement under load). Default: each step commits alone on the pool.
+   */
+  commits?: RunCommitter;
 }

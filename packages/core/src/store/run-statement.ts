@@ -149,13 +149,18 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
 }
 
 /**
- * Data-modifying CTEs all see the same snapshot: the run row is updated first (fence check, seq
- * allocation) and every other write joins on its RETURNING row, so a stale worker's statement
- * writes nothing at all. Rows inserted here are not visible to updates in the same statement; the
- * caller merges an update of a row it inserts into the insert itself.
+ * Data-modifying CTEs all see the same snapshot: each run row is updated first (fence check, seq
+ * allocation) and every other write joins on its RETURNING row, so a stale worker's change writes
+ * nothing at all. Rows inserted here are not visible to updates in the same statement; the caller
+ * merges an update of a row it inserts into the insert itself.
+ *
+ * $1 is an array of changes of distinct runs (a group commit: RunCommitBatcher), each applied as if
+ * alone; every CTE joins its change to its run row by id. Two changes of runs of the same chat must
+ * not share a statement (the chat's message count is updated once per statement): the batcher never
+ * puts two of one chat's runs together, and a batch that fails is retried change by change.
  */
 const commitSql = (fileReads: boolean) => `
-WITH input AS (SELECT $1::jsonb AS c, $2::timestamptz AS now),
+WITH input AS (SELECT i.value AS c, $2::timestamptz AS now FROM jsonb_array_elements($1::jsonb) AS i(value)),
 run AS (
   UPDATE runs AS r SET
     last_event_seq = r.last_event_seq + jsonb_array_length(input.c->'events'),
@@ -183,93 +188,94 @@ run AS (
       ELSE r.lease_version = (input.c->>'lease_version')::int END
   RETURNING r.id, r.chat_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
 ),
+change AS (SELECT run.*, input.c, input.now FROM run JOIN input ON input.c->>'run_id' = run.id),
 ev AS (
   INSERT INTO run_events (run_id, seq, type, data, created_at)
-  SELECT run.id, run.last_event_seq - jsonb_array_length(input.c->'events') + e.ord::int, e.value->>'type', e.value->'data', input.now
-  FROM run, input, jsonb_array_elements(input.c->'events') WITH ORDINALITY AS e(value, ord)
+  SELECT change.id, change.last_event_seq - jsonb_array_length(change.c->'events') + e.ord::int, e.value->>'type', e.value->'data', change.now
+  FROM change, jsonb_array_elements(change.c->'events') WITH ORDINALITY AS e(value, ord)
 ),
 chat AS (
-  UPDATE chats SET message_count = chats.message_count + jsonb_array_length(input.c->'messages'), updated_at = input.now
-  FROM run, input
-  WHERE chats.id = run.chat_id AND jsonb_array_length(input.c->'messages') > 0
-  RETURNING chats.message_count
+  UPDATE chats SET message_count = chats.message_count + jsonb_array_length(change.c->'messages'), updated_at = change.now
+  FROM change
+  WHERE chats.id = change.chat_id AND jsonb_array_length(change.c->'messages') > 0
+  RETURNING chats.id, chats.message_count
 ),
 msg AS (
   INSERT INTO messages (id, chat_id, run_id, position, role, content, tool_calls, tool_call_id, created_at)
-  SELECT m.value->>'id', run.chat_id, run.id, chat.message_count - jsonb_array_length(input.c->'messages') + m.ord::int,
-    (m.value->>'role')::"MessageRole", m.value->>'content', NULLIF(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id', input.now
-  FROM run, chat, input, jsonb_array_elements(input.c->'messages') WITH ORDINALITY AS m(value, ord)
+  SELECT m.value->>'id', change.chat_id, change.id, chat.message_count - jsonb_array_length(change.c->'messages') + m.ord::int,
+    (m.value->>'role')::"MessageRole", m.value->>'content', NULLIF(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id', change.now
+  FROM change JOIN chat ON chat.id = change.chat_id, jsonb_array_elements(change.c->'messages') WITH ORDINALITY AS m(value, ord)
 ),
 tc_new AS (
   INSERT INTO tool_calls (id, run_id, call_id, round, position, tool, arguments, effects, status, attempts, started_at, ok, result, completed_at, created_at)
-  SELECT t->>'id', run.id, t->>'call_id', (t->>'round')::int, (t->>'position')::int, t->>'tool', t->'arguments',
+  SELECT t->>'id', change.id, t->>'call_id', (t->>'round')::int, (t->>'position')::int, t->>'tool', t->'arguments',
     ARRAY(SELECT jsonb_array_elements_text(t->'effects')), (t->>'status')::"ToolCallStatus",
     CASE WHEN (t->>'started')::boolean THEN 1 ELSE 0 END,
-    CASE WHEN (t->>'started')::boolean THEN input.now END,
+    CASE WHEN (t->>'started')::boolean THEN change.now END,
     (t->>'ok')::boolean, t->>'result',
-    CASE WHEN (t->>'completed')::boolean THEN input.now END, input.now
-  FROM run, input, jsonb_array_elements(input.c->'tool_inserts') AS t
+    CASE WHEN (t->>'completed')::boolean THEN change.now END, change.now
+  FROM change, jsonb_array_elements(change.c->'tool_inserts') AS t
 ),
 tc_upd AS (
   UPDATE tool_calls AS tc SET
     status = COALESCE((u->>'status')::"ToolCallStatus", tc.status),
     ok = CASE WHEN u ? 'ok' THEN (u->>'ok')::boolean ELSE tc.ok END,
     result = CASE WHEN u ? 'result' THEN u->>'result' ELSE tc.result END,
-    started_at = CASE WHEN (u->>'started')::boolean THEN input.now ELSE tc.started_at END,
+    started_at = CASE WHEN (u->>'started')::boolean THEN change.now ELSE tc.started_at END,
     attempts = tc.attempts + CASE WHEN (u->>'started')::boolean THEN 1 ELSE 0 END,
-    completed_at = CASE WHEN (u->>'completed')::boolean THEN input.now ELSE tc.completed_at END,
+    completed_at = CASE WHEN (u->>'completed')::boolean THEN change.now ELSE tc.completed_at END,
     effects = CASE WHEN u ? 'effects' THEN ARRAY(SELECT jsonb_array_elements_text(u->'effects')) ELSE tc.effects END
-  FROM run, input, jsonb_array_elements(input.c->'tool_updates') AS u
-  WHERE tc.id = u->>'id' AND tc.run_id = run.id
+  FROM change, jsonb_array_elements(change.c->'tool_updates') AS u
+  WHERE tc.id = u->>'id' AND tc.run_id = change.id
 ),
 apr AS (
   INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
     effects, target_path, target_revision, target_document_id, policy_version, expires_at, seal, tainted_by, pause_reason, created_at)
-  SELECT a->>'id', run.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
+  SELECT a->>'id', change.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
     a->>'arguments_hash', a->>'workspace_id', ARRAY(SELECT jsonb_array_elements_text(a->'effects')), a->>'target_path',
-    a->>'target_revision', a->>'target_document_id', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', a->>'pause_reason', input.now
-  FROM run, input, jsonb_array_elements(input.c->'approvals') AS a
-  WHERE a->>'run_id' = run.id
+    a->>'target_revision', a->>'target_document_id', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', a->>'pause_reason', change.now
+  FROM change, jsonb_array_elements(change.c->'approvals') AS a
+  WHERE a->>'run_id' = change.id
 ),
 apr_decided AS (
   UPDATE approvals AS ap SET status = (d->>'status')::"ApprovalStatus", decision = (d->>'decision')::"ApprovalDecision",
-    decided_by = d->>'decided_by', decided_at = input.now,
+    decided_by = d->>'decided_by', decided_at = change.now,
     edited_arguments = CASE WHEN d ? 'edited_arguments' THEN d->'edited_arguments' ELSE ap.edited_arguments END
-  FROM run, input, jsonb_array_elements(input.c->'approval_decisions') AS d
-  WHERE ap.id = d->>'id' AND ap.run_id = run.id AND ap.status = 'pending'
-  RETURNING ap.id
+  FROM change, jsonb_array_elements(change.c->'approval_decisions') AS d
+  WHERE ap.id = d->>'id' AND ap.run_id = change.id AND ap.status = 'pending'
+  RETURNING ap.id, ap.run_id
 ),
 apr_withdrawn AS (
-  -- The run id only when asked (an InitPlan, evaluated once): a step commit probes nothing here.
+  -- Only the runs whose change asks (a hashed subplan, evaluated once): a step commit probes nothing here.
   UPDATE approvals AS ap SET status = 'cancelled'
-  WHERE ap.run_id = (SELECT run.id FROM run, input WHERE input.c ? 'withdraw_approvals') AND ap.status = 'pending'
+  WHERE ap.run_id IN (SELECT change.id FROM change WHERE change.c ? 'withdraw_approvals') AND ap.status = 'pending'
 ),
 grant_new AS (
   INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
   SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
-    ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', input.now
-  FROM run, input, jsonb_array_elements(input.c->'grants') AS g
+    ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', change.now
+  FROM change, jsonb_array_elements(change.c->'grants') AS g
 )${
   fileReads
     ? `,
 file_read AS (
   INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
-  SELECT run.id, f->>'workspace_id', f->>'path', f->>'revision', input.now
-  FROM run, input, jsonb_array_elements(input.c->'file_reads') AS f
+  SELECT change.id, f->>'workspace_id', f->>'path', f->>'revision', change.now
+  FROM change, jsonb_array_elements(change.c->'file_reads') AS f
   ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
 )`
     : ""
 }
-SELECT run.id, run.last_event_seq, run.status::text AS status, run.cancel_requested, run.lease_version,
-  (SELECT count(*) FROM apr_decided)::int AS approvals_decided,
+SELECT change.id, change.last_event_seq, change.status::text AS status, change.cancel_requested, change.lease_version,
+  (SELECT count(*) FROM apr_decided WHERE apr_decided.run_id = change.id)::int AS approvals_decided,
   -- A finish hands the chat on: its oldest queued run that nothing blocks once this one has ended
   -- (this statement still sees the finishing run as active, so it is left out of the check).
-  CASE WHEN input.c ? 'finish' THEN (
+  CASE WHEN change.c ? 'finish' THEN (
     SELECT json_build_object('id', n.id, 'last_event_seq', n.last_event_seq, 'lease_version', n.lease_version)
     FROM runs AS n
-    WHERE n.chat_id = run.chat_id AND n.status = 'queued' AND n.id <> run.id AND ${nothingAheadInChat("n", "run.id")}
+    WHERE n.chat_id = change.chat_id AND n.status = 'queued' AND n.id <> change.id AND ${nothingAheadInChat("n", "change.id")}
     ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
-FROM run, input`;
+FROM change`;
 
 // Two prepared variants: only a commit that carries file reads touches run_file_reads (an INSERT locks
 // its table even when it inserts nothing).
@@ -301,6 +307,37 @@ export interface CommittedChange {
  * approval still pending (a caller in a transaction rolls back when one did not).
  */
 export async function commitRunStatement(runner: SqlRunner, change: RunStatementChange, now: Date): Promise<CommittedChange | null> {
+  const [committed] = await commitRunStatements(runner, [change], now);
+  return committed ?? null;
+}
+
+/**
+ * Commits changes of distinct runs (and chats) in one statement, one transaction: each is applied as
+ * if alone, and each result is what `commitRunStatement` would have returned for it (null: its fence
+ * refused). A failure fails them all: RunCommitBatcher then commits them one by one.
+ */
+export async function commitRunStatements(runner: SqlRunner, changes: readonly RunStatementChange[], now: Date): Promise<(CommittedChange | null)[]> {
+  const statement = changes.some((change) => change.fileReads.length > 0) ? COMMIT_WITH_FILE_READS_SQL : COMMIT_SQL;
+  const payload = `[${changes.map((change) => withoutNulCharacters(JSON.stringify(statementPayload(change)))).join(",")}]`;
+  const rows = await queryParsed(runner, statement, [payload, now.toISOString()], committedRow);
+  const byRun = new Map(rows.map((row) => [row.id, row]));
+  return changes.map((change) => {
+    const row = byRun.get(change.runId);
+    if (!row) return null;
+    const firstSeq = row.last_event_seq - change.events.length + 1;
+    return {
+      run: { id: row.id, status: row.status, cancelRequested: row.cancel_requested, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version },
+      events: change.events.map((event, index) => ({ seq: firstSeq + index, type: event.type, at: now.toISOString(), data: event.data })),
+      approvalsDecided: row.approvals_decided,
+      nextRunOfChat: row.next_run
+        ? { id: row.next_run.id, generation: { lastEventSeq: row.next_run.last_event_seq, leaseVersion: row.next_run.lease_version } }
+        : null,
+    };
+  });
+}
+
+/** A change as the statement reads it (snake_case JSON). */
+function statementPayload(change: RunStatementChange): Record<string, unknown> {
   const payload: Record<string, unknown> = {
     run_id: change.runId,
     lease_version: change.leaseVersion,
@@ -380,19 +417,7 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
-  const statement = change.fileReads.length > 0 ? COMMIT_WITH_FILE_READS_SQL : COMMIT_SQL;
-  const rows = await queryParsed(runner, statement, [withoutNulCharacters(JSON.stringify(payload)), now.toISOString()], committedRow);
-  const row = rows[0];
-  if (!row) return null;
-  const firstSeq = row.last_event_seq - change.events.length + 1;
-  return {
-    run: { id: row.id, status: row.status, cancelRequested: row.cancel_requested, lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version },
-    events: change.events.map((event, index) => ({ seq: firstSeq + index, type: event.type, at: now.toISOString(), data: event.data })),
-    approvalsDecided: row.approvals_decided,
-    nextRunOfChat: row.next_run
-      ? { id: row.next_run.id, generation: { lastEventSeq: row.next_run.last_event_seq, leaseVersion: row.next_run.lease_version } }
-      : null,
-  };
+  return payload;
 }
 
 /** Merges a tool-call update into what is already staged: rows inserted in the same commit take it directly. */

@@ -95,7 +95,10 @@ export class RunExecution {
     this.#staged = null;
     if (!staged || isEmptyStatementChange(staged)) return null;
     if (staged.loopState === undefined) staged.loopState = this.loopState;
-    const result = await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
+    const { commits } = this.dependencies;
+    const result = commits
+      ? await commits.commit(staged, this.context.run.chatId)
+      : await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
     if (!result) throw new LeaseLostError(this.runId);
     this.#cancelRequested = result.run.cancelRequested;
     if (result.events.length > 0) {
