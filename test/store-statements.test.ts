@@ -592,7 +592,7 @@ describe("the store's SQL statements", () => {
       const [runA, runB, runC] = [await queuedRun(chatA), await queuedRun(chatB), await queuedRun(chatC)];
       const [versionA, versionB, versionC] = [await take(runA), await take(runB), await take(runC)];
       const stepA = emptyStatementChange(runA, versionA);
-      stepA.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } }, { type: "round.started", data: { round: 1 } });
+      stepA.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } }, { type: "round.started", data: { round: 1, tools: [] } });
       stepA.messages.push({ id: generateId("msg"), role: "assistant", content: "from a" });
       const stepB = emptyStatementChange(runB, versionB);
       stepB.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
@@ -614,7 +614,11 @@ describe("the store's SQL statements", () => {
 
     it("the commit batcher groups concurrent steps, keeps one chat's runs apart, and retries a failed group change by change", async () => {
       let statements = 0;
-      const counting = { query: ((...args: Parameters<pg.Pool["query"]>) => ((statements += 1), pool.query(...args))) as pg.Pool["query"] };
+      const query = (...args: Parameters<pg.Pool["query"]>) => {
+        statements += 1;
+        return pool.query(...args);
+      };
+      const counting = { query: query as pg.Pool["query"] };
       const batcher = createRunCommitBatcher({ runner: counting, clock: () => new Date(), maxInFlight: 1 });
       const runs = await Promise.all(
         Array.from({ length: 6 }, async () => {
@@ -625,7 +629,7 @@ describe("the store's SQL statements", () => {
       );
       const step = (run: { runId: string; version: number }, content: string, messageId = generateId("msg")) => {
         const change = emptyStatementChange(run.runId, run.version);
-        change.events.push({ type: "message.completed", data: { content } });
+        change.events.push({ type: "run.started", data: { model: content, mode: "agent" } });
         change.messages.push({ id: messageId, role: "assistant", content });
         return change;
       };
@@ -661,7 +665,12 @@ describe("the store's SQL statements", () => {
       expect(both.every((result) => result !== null)).toBe(true);
       expect(statements).toBe(3);
       const positions = await prisma.message.findMany({ where: { chatId: sameChat.chatId }, orderBy: { position: "asc" } });
-      expect(positions.map((message) => message.content).slice(-2).sort()).toEqual(["one", "two"]);
+      expect(
+        positions
+          .map((message) => message.content)
+          .slice(-2)
+          .sort(),
+      ).toEqual(["one", "two"]);
     });
 
     it("queryParsed refuses a row whose columns do not match the schema, naming the statement and the column", async () => {

@@ -30,7 +30,11 @@ export function createStreamWatchdog(callerSignal: AbortSignal, inactivityTimeou
 
   const arm = () => {
     if (!timerEnabled || controller.signal.aborted) return;
-    if (timer) clearTimeout(timer);
+    // Every chunk re-arms: refresh() restarts the same timer instead of making a new one.
+    if (timer) {
+      timer.refresh();
+      return;
+    }
     timer = setTimeout(() => {
       timedOut = true;
       controller.abort(new StreamTimeoutError(inactivityTimeoutMs));

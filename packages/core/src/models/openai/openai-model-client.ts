@@ -1,29 +1,23 @@
-import type OpenAI from "openai";
-import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { generateId } from "../../ids.ts";
 import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
 import { countMessageTokens, countTokens as defaultCountTokens, type CountTokens } from "../count-tokens.ts";
-import { createStreamWatchdog, sdkRequestOptions } from "../stream-watchdog.ts";
+import { createStreamWatchdog } from "../stream-watchdog.ts";
 import { toModelProviderError } from "../to-model-provider-error.ts";
 import { withRetries, type RetryOptions } from "../with-retries.ts";
 import { OpenAIToolCallAccumulator } from "./openai-tool-call-accumulator.ts";
-import { toOpenAIMessages, toOpenAITools } from "./to-openai-messages.ts";
+import { createChatCompletionTransport } from "./stream-chat-completion.ts";
+import { openAIToolsJson, toOpenAIMessages } from "./to-openai-messages.ts";
 
 export interface OpenAIModelClientOptions {
   /** Base URL of any Chat Completions server, including `/v1` (`http://127.0.0.1:11434/v1` for Ollama). */
   baseURL: string;
-  /**
-   * Bearer key. Default: none — local servers (Ollama, llama.cpp, vLLM without --api-key) need
-   * none, but the SDK insists on one, so a placeholder is sent and ignored by those servers.
-   */
+  /** Bearer key. Default: none (local servers: Ollama, llama.cpp, vLLM without --api-key); no Authorization header is sent. */
   apiKey?: string;
   /** Retries of retryable failures (429, 5xx, connection errors). Default 2. See withRetries. */
   maxRetries?: number;
   /** Backoff tuning (delays, Retry-After ceiling, onRetry observer). Defaults in RetryOptions. */
   retry?: Omit<RetryOptions, "maxRetries">;
-  /** fetch implementation. Default: the global fetch. */
-  fetch?: typeof fetch;
   /**
    * Whether to send `stream_options: {include_usage: true}` (the only way to get usage from a
    * stream). Default "auto": send it, and if a server rejects it with a 400 that names
@@ -37,34 +31,17 @@ export interface OpenAIModelClientOptions {
   generateCallId?: () => string;
 }
 
-/** A placeholder bearer key for servers that need none (the SDK refuses to start without a key). */
-const NO_API_KEY = "no-key";
-
 /**
  * A ModelClient for OpenAI-compatible Chat Completions servers (OpenAI, Ollama, vLLM, llama.cpp,
- * LM Studio), streaming through the official `openai` SDK. The SDK's own retries are off
- * (maxRetries 0); withRetries does them so they are observable and never repeat published text.
+ * LM Studio), streaming over node:http (stream-chat-completion.ts: the hottest call of a run, a third
+ * of the SDK's cost). withRetries does the retries so they are observable and never repeat published text.
  *
  * Errors: ModelProviderError (retryable or not), StreamTimeoutError after `inactivityTimeoutMs` of
  * silence, and on cancel `request.signal.reason` (see isAbortError).
  */
 export function createOpenAIModelClient(options: OpenAIModelClientOptions): ModelClient {
   const baseURL = options.baseURL.replace(/\/+$/, "");
-  // The SDK is loaded at the first request: a process that never calls a model (the API) does not pay it.
-  let sdk: Promise<OpenAI> | undefined;
-  const loadSdk = () =>
-    (sdk ??= import("openai").then(
-      ({ default: OpenAISdk }) =>
-        new OpenAISdk({
-          baseURL,
-          apiKey: options.apiKey && options.apiKey.length > 0 ? options.apiKey : NO_API_KEY,
-          // Explicit nulls: otherwise the SDK reads OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment.
-          organization: null,
-          project: null,
-          maxRetries: 0,
-          ...(options.fetch ? { fetch: options.fetch } : {}),
-        }),
-    ));
+  const transport = createChatCompletionTransport({ baseURL, apiKey: options.apiKey });
   const count = options.countTokens ?? defaultCountTokens;
   const generateCallId = options.generateCallId ?? (() => generateId("call"));
   let sendStreamUsage = options.streamUsage !== false;
@@ -72,23 +49,20 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
 
   async function attempt(request: ModelRequest, includeUsage: boolean): Promise<ModelResponse> {
     const watchdog = createStreamWatchdog(request.signal, request.inactivityTimeoutMs);
-    const params: ChatCompletionCreateParamsStreaming = {
-      model: request.model,
-      messages: toOpenAIMessages(request.messages),
-      stream: true,
-      ...(includeUsage ? { stream_options: { include_usage: true } } : {}),
+    // Serialized here rather than as one object: the tool schemas' JSON is made once per schema.
+    const body = `{"model":${JSON.stringify(request.model)},"messages":${JSON.stringify(toOpenAIMessages(request.messages))},"stream":true${
+      includeUsage ? ',"stream_options":{"include_usage":true}' : ""
+    }${
       // An empty `tools` array is rejected by some servers; "no tools" is expressed by leaving it out.
-      ...(request.tools.length > 0 ? { tools: toOpenAITools(request.tools) } : {}),
-    };
+      request.tools.length > 0 ? `,"tools":${openAIToolsJson(request.tools)}` : ""
+    }}`;
     let text = "";
     let finishReason: string | null = null;
     let usage: ModelUsage | undefined;
     let chunks = 0;
     const toolCalls = new OpenAIToolCallAccumulator(generateCallId);
     try {
-      const stream = await (await loadSdk()).chat.completions.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
-      watchdog.touch();
-      for await (const chunk of stream) {
+      for await (const chunk of transport.stream(body, watchdog.signal)) {
         watchdog.touch();
         chunks += 1;
         if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
@@ -102,7 +76,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         for (const delta of choice.delta?.tool_calls ?? []) toolCalls.add(delta);
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
-      // The SDK ends iteration quietly when its signal aborts: find out whether that is what happened.
+      // An abort can end the response quietly: find out whether that is what happened.
       watchdog.throwIfStopped();
     } catch (error) {
       watchdog.throwIfStopped();

@@ -38,16 +38,19 @@ export function toOpenAIMessages(messages: readonly ModelMessage[]): ChatComplet
   });
 }
 
-/** The wire form of each tool schema, per schema object: the registry hands out the same objects every round. */
-const OPENAI_TOOLS = new WeakMap<ModelToolSchema, ChatCompletionFunctionTool>();
+/** Each tool schema's wire JSON, per schema object: the registry hands out the same objects every round. */
+const OPENAI_TOOL_JSON = new WeakMap<ModelToolSchema, string>();
 
-export function toOpenAITools(tools: readonly ModelToolSchema[]): ChatCompletionFunctionTool[] {
-  return tools.map((tool) => {
-    let wire = OPENAI_TOOLS.get(tool);
-    if (wire === undefined) {
-      wire = { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-      OPENAI_TOOLS.set(tool, wire);
+/** The request's `tools` array as JSON text, put together from each schema's JSON serialized once. */
+export function openAIToolsJson(tools: readonly ModelToolSchema[]): string {
+  const parts = tools.map((tool) => {
+    let json = OPENAI_TOOL_JSON.get(tool);
+    if (json === undefined) {
+      const wire: ChatCompletionFunctionTool = { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+      json = JSON.stringify(wire);
+      OPENAI_TOOL_JSON.set(tool, json);
     }
-    return wire;
+    return json;
   });
+  return `[${parts.join(",")}]`;
 }
