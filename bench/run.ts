@@ -88,9 +88,7 @@ async function threeRounds(
     });
     waiting.delete(run.id);
     latencies.push(performance.now() - begin);
-    const final = await fetch(`${stack.url}/api/runs/${run.id}`, { headers: { authorization: `Bearer ${stack.token}` } }).then(
-      (response) => response.json() as Promise<{ status: string }>,
-    );
+    const final = (await requestJson(stack, "GET", `/api/runs/${run.id}`)) as { status: string };
     if (final.status !== "completed") failed += 1;
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
@@ -277,12 +275,7 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
 }
 
 async function put(stack: BenchStack, path: string, body: unknown): Promise<void> {
-  const response = await fetch(`${stack.url}${path}`, {
-    method: "PUT",
-    headers: { authorization: `Bearer ${stack.token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`PUT ${path}: ${response.status}`);
+  await requestJson(stack, "PUT", path, body);
 }
 
 /** Polls each run until `ready`, returning `pick(run)` for each. */
@@ -290,9 +283,7 @@ async function waitForAll(stack: BenchStack, runIds: readonly string[], ready: (
   const results: string[] = new Array(runIds.length);
   await pool(runIds.length, 20, async (index) => {
     for (;;) {
-      const run = await fetch(`${stack.url}/api/runs/${runIds[index]}`, { headers: { authorization: `Bearer ${stack.token}` } }).then(
-        (response) => response.json() as Promise<any>,
-      );
+      const run = await requestJson(stack, "GET", `/api/runs/${runIds[index]}`);
       if (ready(run)) {
         results[index] = pick(run);
         return;
@@ -337,14 +328,9 @@ const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<s
  * active (max_active_runs, default 20) and the API answers every request (api_rate_limit_per_minute, default 600).
  */
 async function liftLimits(stack: BenchStack): Promise<void> {
-  const headers = { authorization: `Bearer ${stack.token}`, "content-type": "application/json" };
-  const patch = async (path: string, body: unknown) => {
-    const response = await fetch(`${stack.url}${path}`, { method: "PATCH", headers, body: JSON.stringify(body) });
-    if (!response.ok) throw new Error(`PATCH ${path}: ${response.status} ${await response.text()}`);
-  };
-  await patch("/api/settings", { api_rate_limit_per_minute: 0, ...(process.env.BENCH_EXTRA_SETTINGS ? JSON.parse(process.env.BENCH_EXTRA_SETTINGS) : {}) });
-  const me = (await (await fetch(`${stack.url}/api/me`, { headers })).json()) as { id: string };
-  await patch(`/api/users/${me.id}`, { max_active_runs: 100_000 });
+  await requestJson(stack, "PATCH", "/api/settings", { api_rate_limit_per_minute: 0 });
+  const me = (await requestJson(stack, "GET", "/api/me")) as { id: string };
+  await requestJson(stack, "PATCH", `/api/users/${me.id}`, { max_active_runs: 100_000 });
   // The API re-reads api_rate_limit_per_minute at most every 5 s (apps/api/src/http/rate-limit.ts): the
   // requests above cached the default, so wait until the lifted limit applies.
   await new Promise((resolve) => setTimeout(resolve, 5500));
