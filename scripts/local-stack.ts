@@ -13,6 +13,7 @@ import pg from "pg";
 import { Redis } from "ioredis";
 import { type FakeProviderServer, scenarioResponder, startFakeProviderServer } from "@agentq/core/testing";
 import { runMigrations } from "./migrate.ts";
+import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -88,7 +89,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // AGENTQ_STACK_NODE_FLAGS: more node flags for both processes (say "--trace-gc", to see GC pauses).
   const nodeFlags = (process.env.AGENTQ_STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   const start = (entry: string) =>
-    spawn(process.execPath, [...profile, ...nodeFlags, "--import", "tsx", entry], {
+    spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, ...nodeFlags, "--import", "tsx", entry], {
       cwd: ROOT,
       env: environment,
       // AGENTQ_STACK_LOGS=1: the processes' own log lines go to this process's stderr.

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureConsoleBuilt } from "./ensure-console-built.mjs";
+import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
 
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
 
@@ -51,7 +52,7 @@ function log(level: "info" | "warn" | "error", message: string, fields: Record<s
 }
 
 function spawnTypeScript(entry: string): ChildProcess {
-  return spawn(process.execPath, ["--import", tsxLoaderUrl, entry], {
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", tsxLoaderUrl, entry], {
     cwd: repositoryRoot,
     env: process.env,
     stdio: ["ignore", "inherit", "inherit"],
