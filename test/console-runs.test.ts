@@ -74,13 +74,14 @@ describe("the web console", () => {
     expect(chat.body.title).toBe("Streaming");
     expect(chat.body.workspace_id).not.toBeNull();
 
-    // The stream stops after a few pieces for 8 s: what the page shows then came from live deltas.
-    await send(page, scenarioInput([{ text: "Streaming answer: the quick brown fox jumps over the lazy dog.", stallAfterEvents: 4, stallMs: 8000 }]));
+    // The stream stops after a few pieces until the test lets it go on: what the page shows then came from live deltas.
+    await send(page, scenarioInput([{ text: "Streaming answer: the quick brown fox jumps over the lazy dog.", stallAfterEvents: 4, stallUntil: "streaming" }]));
     const streaming = page.getByRole("log", { name: "Streaming answer" });
-    await streaming.getByText("Streaming", { exact: false }).waitFor({ timeout: 7000 });
+    await streaming.getByText("Streaming", { exact: false }).waitFor({ timeout: 15_000 });
     const runId = await latestRunId(chatId);
     expect((await stack.getRun(runId)).status).toBe("running");
     expect(await streaming.textContent()).not.toContain("lazy dog");
+    stack.provider.release("streaming");
     await said(page, "assistant", "the quick brown fox jumps over the lazy dog.").waitFor({ timeout: 15_000 });
     await page.getByText("Status: completed").first().waitFor();
   });

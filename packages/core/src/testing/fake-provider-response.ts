@@ -27,6 +27,8 @@ export interface FakeProviderResponse {
   stallAfterEvents?: number;
   /** Length of that stall. Default: "forever" (until the client goes away or the server closes). */
   stallMs?: number;
+  /** Instead of `stallMs`: the stall lasts until the test calls `release(stallUntil)` (a latch mid-stream). */
+  stallUntil?: string;
   /** Destroy the connection after `stallAfterEvents` events instead of stalling (a crashed server). */
   hangUp?: boolean;
   /**

@@ -152,7 +152,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       if (gone.signal.aborted) return;
       outgoing.writeHead(plan.status, plan.headers);
       outgoing.flushHeaders();
-      const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.hangUp ? 0 : undefined);
+      const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.stallUntil !== undefined || response.hangUp ? 0 : undefined);
       for (let index = 0; index <= plan.parts.length; index += 1) {
         if (index === stallAt) {
           if (response.hangUp) {
@@ -160,7 +160,8 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
             outgoing.socket?.end();
             return;
           }
-          await wait(response.stallMs ?? Number.POSITIVE_INFINITY, gone.signal);
+          if (response.stallUntil !== undefined) await holdUntil(response.stallUntil, gone.signal);
+          else await wait(response.stallMs ?? Number.POSITIVE_INFINITY, gone.signal);
         }
         if (gone.signal.aborted || index === plan.parts.length) break;
         if (response.chunkDelayMs && index > 0) await wait(response.chunkDelayMs, gone.signal);

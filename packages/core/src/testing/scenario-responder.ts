@@ -17,6 +17,8 @@ const scenarioStep = z.object({
   chunkDelayMs: z.number().optional(),
   stallAfterEvents: z.number().optional(),
   stallMs: z.number().optional(),
+  /** After `stallAfterEvents` events, the stream waits for `stack.provider.release(name)`. */
+  stallUntil: z.string().optional(),
   delayMs: z.number().optional(),
   /** Held until the test calls `stack.provider.release(name)`: a latch instead of a guessed delay. */
   holdUntil: z.string().optional(),
@@ -59,6 +61,7 @@ export function scenarioResponder(request: FakeProviderRequest): FakeProviderRes
     ...(step.chunkDelayMs !== undefined ? { chunkDelayMs: step.chunkDelayMs } : {}),
     ...(step.stallAfterEvents !== undefined ? { stallAfterEvents: step.stallAfterEvents } : {}),
     ...(step.stallMs !== undefined ? { stallMs: step.stallMs } : {}),
+    ...(step.stallUntil !== undefined ? { stallUntil: step.stallUntil } : {}),
     ...(step.delayMs !== undefined ? { delayMs: step.delayMs } : {}),
     ...(step.holdUntil !== undefined ? { holdUntil: step.holdUntil } : {}),
   };
