@@ -110,6 +110,24 @@ describe("documents in runs (the fake model)", () => {
     expect((await revisions(documentId)).map((revision) => revision.author)).toEqual(["user", "user"]);
   });
 
+  it("the worker re-checks the revision before it writes: an edit between the accepted allow and the resume refuses the write", async () => {
+    const documentId = await createDocument("original text");
+    const { runId } = await taintedRun({ tool: "update_document", args: { document_id: documentId, base_revision: 1, content: "agent's rewrite" } });
+    const parked = await waitForParked(stack, runId);
+    // No worker takes the resumed run until the document has changed behind the accepted decision.
+    for (const worker of stack.workers) await worker.pause();
+    expect((await decide(stack, parked.pending_approvals[0].id, "allow_task")).status).toBe(202);
+    const edit = await stack.request("PUT", `/api/documents/${documentId}`, { body: { content: "edited after the allow", base_revision: 1 } });
+    expect(edit.status).toBe(200);
+    await stack.startWorker();
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
+    const update = (await stack.events(runId)).find((event) => event.type === "tool.completed" && event.data.tool === "update_document");
+    expect(update?.data).toMatchObject({ ok: false });
+    expect(String(update?.data.error)).toMatch(/changed after the call was approved/);
+    expect((await stack.request("GET", `/api/documents/${documentId}`)).body).toMatchObject({ revision: 2, content: "edited after the allow" });
+    expect((await revisions(documentId)).map((revision) => revision.author)).toEqual(["user", "user"]);
+  });
+
   it("without an edit, the allowed update lands once, by the agent, with the run's id", async () => {
     const documentId = await createDocument("original text");
     const { runId } = await taintedRun({ tool: "update_document", args: { document_id: documentId, base_revision: 1, content: "agent's rewrite" } });
