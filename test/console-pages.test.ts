@@ -185,7 +185,8 @@ describe("jobs", () => {
     const greeter = jobs.getByRole("listitem").filter({ hasText: "greeter" });
     await greeter.getByText(/exited · exit 0/).waitFor({ timeout: 15_000 });
     await greeter.getByRole("button", { name: "Show output" }).click();
-    await greeter.getByText("hello-from-the-job").waitFor();
+    // Exactly the output (the job's command line shows the same words after "echo").
+    await greeter.getByText("hello-from-the-job", { exact: true }).waitFor();
 
     const sleeper = jobs.getByRole("listitem").filter({ hasText: "sleeper" });
     await sleeper.getByRole("button", { name: "Stop" }).click();

@@ -114,8 +114,9 @@ describe("documents in runs (the fake model)", () => {
     const documentId = await createDocument("original text");
     const { runId } = await taintedRun({ tool: "update_document", args: { document_id: documentId, base_revision: 1, content: "agent's rewrite" } });
     const parked = await waitForParked(stack, runId);
-    // No worker takes the resumed run until the document has changed behind the accepted decision.
-    for (const worker of stack.workers) await worker.pause();
+    // No worker takes the resumed run until the document has changed behind the accepted decision
+    // (closed, not paused: a paused worker may still hand out a job it was already fetching).
+    for (const worker of stack.workers) await worker.close();
     expect((await decide(stack, parked.pending_approvals[0].id, "allow_task")).status).toBe(202);
     const edit = await stack.request("PUT", `/api/documents/${documentId}`, { body: { content: "edited after the allow", base_revision: 1 } });
     expect(edit.status).toBe(200);
