@@ -240,6 +240,35 @@ describe("email", () => {
   });
 });
 
+describe("email: the API's shutdown", () => {
+  it("waits for a REST send in flight: the mail arrives once and is recorded sent before Postgres closes", async () => {
+    const smtp = await startTestSmtpServer();
+    const email = { smtpUrl: smtp.url, from: FROM };
+    const stack = await startTestStack({ workers: 0, api: { email } });
+    try {
+      // The SMTP server holds the message a second before it accepts it: the API is told to stop meanwhile.
+      let arrived: () => void = () => undefined;
+      const inSmtp = new Promise<void>((resolve) => {
+        arrived = resolve;
+      });
+      smtp.beforeAccept = async () => {
+        arrived();
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      };
+      const created = await stack.request("POST", "/api/emails", { body: { to: ["fay@example.com"], subject: "Drained", body: "Sent during shutdown." } });
+      expect((await stack.request("POST", `/api/emails/${created.body.id}/send`)).status).toBe(202);
+      await inSmtp;
+      await stack.api.server.close();
+      expect(smtp.received.filter((mail) => mail.parsed.subject === "Drained")).toHaveLength(1);
+      const row = await stack.prisma.email.findUniqueOrThrow({ where: { id: created.body.id } });
+      expect(row.status).toBe("sent");
+    } finally {
+      await stack.close();
+      await smtp.close();
+    }
+  });
+});
+
 describe("email without SMTP_URL", () => {
   let api: TestApi;
   beforeAll(async () => {

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { generateId, type Logger, type PrismaClient, type RunCommandDependencies, systemClock } from "@agentq/core";
+import type { BackgroundWork } from "./background-work.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiMetrics } from "./http/api-metrics.ts";
 import type { RunServices } from "./run-services.ts";
@@ -14,6 +15,8 @@ export interface ApiDependencies {
   metrics: ApiMetrics;
   /** Queue, live fan-out, tools and the approval key: what the run routes and the WebSocket use. */
   runs: RunServices;
+  /** Work a request started that outlives its answer; shutdown waits for it (up to SHUTDOWN_TIMEOUT). */
+  background: BackgroundWork;
 }
 
 /** What the run commands of core need (packages/core/src/runs/run-commands.ts), from the API's services. */

@@ -10,6 +10,7 @@ import { closeRedisConnection, createRedisConnection } from "./create-redis-conn
 import { createApiMetrics } from "./http/api-metrics.ts";
 import { attachRunWebSocket } from "./realtime/run-websocket.ts";
 import { createRunServices } from "./run-services.ts";
+import { BackgroundWork } from "./background-work.ts";
 
 export interface StartApiServerOverrides extends Partial<ApiDependencies> {
   /** Where log lines go when no `logger` is given. Default stdout. */
@@ -84,6 +85,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     logger,
     metrics: overrides.metrics ?? createApiMetrics(),
     runs,
+    background: new BackgroundWork(),
   };
   let websocket: { close(): void } | undefined;
   const closeOwnedClients = async () => {
@@ -139,6 +141,10 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
       }
       clearInterval(idleSweep);
       clearTimeout(deadline);
+      // What answered requests started and still run (an email's delivery) finishes before Postgres closes.
+      if (dependencies.background.size > 0 && !(await dependencies.background.drain(config.shutdownTimeoutMs))) {
+        logger.warn({ timeout_ms: config.shutdownTimeoutMs, still_running: dependencies.background.size }, "background work did not finish in time");
+      }
       await closeOwnedClients();
     })();
     return closing;

@@ -132,8 +132,9 @@ export const emailRoutes = [
       const sendDependencies = { ...email.store, ...email.sending };
       const claimed = await claimEmailForSending(sendDependencies, user.id, params.id);
       // Delivered after the answer, in this process: the claim is committed, so a crash from here on
-      // leaves the email `sending` (in doubt), never sent twice.
-      deliverClaimedEmail(sendDependencies, claimed)
+      // leaves the email `sending` (in doubt), never sent twice. A graceful shutdown waits for it.
+      dependencies.background
+        .track(deliverClaimedEmail(sendDependencies, claimed))
         .then((outcome) => logger.info({ email_id: claimed.id, outcome: outcome.kind }, "email send ended"))
         .catch((error: unknown) => logger.error({ err: error, email_id: claimed.id }, "email send could not record its outcome; it stays in doubt"));
       return { status: 202, body: toEmailView(claimed, systemClock()) };
