@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { saveScreenshot } from "./support/browser.ts";
 import { useConsoleSession } from "./support/console-session.ts";
 import { waitUntil } from "./support/wait-until.ts";
+import { injectedChat, readThen, waitForParked } from "./support/approval-test-helpers.ts";
 import { startTestSmtpServer, type TestSmtpServer } from "./support/test-smtp-server.ts";
 
 let smtp: TestSmtpServer | undefined;
@@ -68,6 +69,28 @@ describe("the Mail page", () => {
     expect(received[0]!.recipients.sort()).toEqual(["ann@example.com", "bob@example.com"]);
     expect(received[0]!.parsed.text?.trim()).toBe("Written in the browser.");
     expect(smtp!.received.some((mail) => mail.parsed.subject === "Throwaway")).toBe(false);
+  });
+
+  it("a paused send_email's card shows the mail it would send: recipients, subject and body", async () => {
+    const { stack } = session;
+    const draft = await stack.request("POST", "/api/emails", {
+      body: { to: ["quinn@example.com"], cc: ["rae@example.com"], subject: "Quarterly <numbers>", body: "Hello Quinn,\n<b>not bold</b>, the figures follow." },
+    });
+    const { chatId } = await injectedChat(stack);
+    const runId = await stack.run(chatId, { input: readThen({ tool: "send_email", args: { email_id: draft.body.id } }, { text: "done" }) });
+    await waitForParked(stack, runId);
+    const page = await session.open();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Approvals" }).click();
+    const mail = page.getByRole("region", { name: "Approval: send_email" }).getByRole("region", { name: "The email it would send" });
+    await mail.waitFor();
+    await expect.poll(() => mail.textContent()).toContain("quinn@example.com");
+    const text = (await mail.textContent()) ?? "";
+    expect(text).toContain("rae@example.com");
+    expect(text).toContain("Quarterly <numbers>");
+    // Shown as text: the body's markup is not rendered.
+    expect(text).toContain("<b>not bold</b>, the figures follow.");
+    expect(await mail.locator("b").count()).toBe(0);
+    await saveScreenshot(page, "approval-send-email");
   });
 
   it("a bad address is explained and nothing is saved", async () => {

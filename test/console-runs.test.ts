@@ -3,7 +3,9 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
+import { runChannel } from "@agentq/queue";
 import { useConsoleSession } from "./support/console-session.ts";
+import { createTestRedis } from "./support/redis.ts";
 import type { TestStack } from "./support/test-stack.ts";
 
 const session = useConsoleSession();
@@ -61,6 +63,17 @@ function said(page: Page, what: "assistant" | "tool", text: string) {
   return items.filter({ hasText: text }).first();
 }
 
+/** Waits until an API instance is subscribed to the run's live channel (a page follows it). */
+async function followedLive(runId: string): Promise<void> {
+  const redis = createTestRedis();
+  try {
+    const channel = runChannel(stack.api.config.queuePrefix, runId);
+    await expect.poll(async () => Number((await redis.pubsub("NUMSUB", channel))[1]), { timeout: 15_000 }).toBeGreaterThan(0);
+  } finally {
+    await redis.quit();
+  }
+}
+
 function approvalCard(page: Page, tool: string) {
   return page.getByRole("region", { name: `Approval: ${tool}` });
 }
@@ -74,11 +87,20 @@ describe("the web console", () => {
     expect(chat.body.title).toBe("Streaming");
     expect(chat.body.workspace_id).not.toBeNull();
 
-    // The stream stops after a few pieces until the test lets it go on: what the page shows then came from live deltas.
-    await send(page, scenarioInput([{ text: "Streaming answer: the quick brown fox jumps over the lazy dog.", stallAfterEvents: 4, stallUntil: "streaming" }]));
+    // Deltas are live only (never replayed): the model says nothing until the API follows the run for
+    // this page, then stops after a few pieces until the test lets it go on, so what the page shows
+    // then came from live deltas.
+    await send(
+      page,
+      scenarioInput([
+        { text: "Streaming answer: the quick brown fox jumps over the lazy dog.", holdUntil: "subscribed", stallAfterEvents: 4, stallUntil: "streaming" },
+      ]),
+    );
+    const runId = await latestRunId(chatId);
+    await followedLive(runId);
+    stack.provider.release("subscribed");
     const streaming = page.getByRole("log", { name: "Streaming answer" });
     await streaming.getByText("Streaming", { exact: false }).waitFor({ timeout: 15_000 });
-    const runId = await latestRunId(chatId);
     expect((await stack.getRun(runId)).status).toBe("running");
     expect(await streaming.textContent()).not.toContain("lazy dog");
     stack.provider.release("streaming");

@@ -220,6 +220,47 @@ describe("email", () => {
     expect((await stack.request("GET", `/api/emails/${allowed.id}`)).body.status).toBe("sent");
   });
 
+  it("a paused send shows the mail and is bound to it: after an edit of the draft the allow is 409 approval_stale, a deny still goes", async () => {
+    const created = await draft({ to: ["kim@example.com"], cc: ["lou@example.com"], subject: "Bound", body: "The version the person reads." });
+    const { chatId } = await injectedChat(stack);
+    const runId = await stack.run(chatId, { input: readThen({ tool: "send_email", args: { email_id: created.id } }, { text: "stopped" }) });
+    const parked = await waitForParked(stack, runId);
+    const shown = { to: ["kim@example.com"], cc: ["lou@example.com"], subject: "Bound", body_preview: "The version the person reads." };
+    expect(parked.pending_approvals[0]).toMatchObject({ tool: "send_email", email: shown });
+    const required = (await stack.events(runId)).find((event) => event.type === "approval.required");
+    expect(required?.data.email).toEqual(shown);
+    const stored = await stack.prisma.approval.findUniqueOrThrow({ where: { id: parked.pending_approvals[0].id } });
+    expect(stored).toMatchObject({ targetEmailId: created.id, targetRevision: expect.stringMatching(/^[0-9a-f]{64}$/) });
+
+    expect((await stack.request("PATCH", `/api/emails/${created.id}`, { body: { to: ["mallory@example.com"] } })).status).toBe(200);
+    // What the card shows follows the draft; what was approved would not be what is sent: stale.
+    expect((await stack.getRun(runId)).pending_approvals[0].email.to).toEqual(["mallory@example.com"]);
+    const allow = await decide(stack, parked.pending_approvals[0].id, "allow_task");
+    expect(allow.status).toBe(409);
+    expect(allow.body.error).toMatchObject({ code: "approval_stale", details: { email_id: created.id } });
+    expect((await decide(stack, parked.pending_approvals[0].id, "deny")).status).toBe(202);
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed" });
+    expect(mailsWithSubject("Bound")).toHaveLength(0);
+  });
+
+  it("the worker re-checks the mail before it sends: an edit between the accepted allow and the resume sends nothing", async () => {
+    const created = await draft({ to: ["nat@example.com"], subject: "Rechecked", body: "approved text" });
+    const { chatId } = await injectedChat(stack);
+    const runId = await stack.run(chatId, { input: readThen({ tool: "send_email", args: { email_id: created.id } }, { text: "over" }) });
+    const parked = await waitForParked(stack, runId);
+    // No worker takes the resumed run until the draft has changed behind the accepted decision.
+    for (const worker of stack.workers) await worker.close();
+    expect((await decide(stack, parked.pending_approvals[0].id, "allow_task")).status).toBe(202);
+    expect((await stack.request("PATCH", `/api/emails/${created.id}`, { body: { body: "changed after the allow" } })).status).toBe(200);
+    await stack.startWorker();
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "over" });
+    const send = (await stack.events(runId)).find((event) => event.type === "tool.completed" && event.data.tool === "send_email");
+    expect(send?.data).toMatchObject({ ok: false });
+    expect(String(send?.data.error)).toMatch(/changed after the call was approved/);
+    expect(mailsWithSubject("Rechecked")).toHaveLength(0);
+    expect((await stack.request("GET", `/api/emails/${created.id}`)).body.status).toBe("draft");
+  });
+
   it("list_emails and read_email taint: a send after them pauses for approval", async () => {
     const created = await draft({ to: "jo@example.com", subject: "After reading mail", body: "x" });
     const chatId = await stack.createChat();

@@ -89,9 +89,21 @@ export async function runCommand(options: RunCommandOptions, io: CommandIo): Pro
         tool,
         effects,
         arguments: args,
-      } = event.data as { approval_id: string; tool: string; effects: string[]; arguments: unknown };
+        email,
+      } = event.data as {
+        approval_id: string;
+        tool: string;
+        effects: string[];
+        arguments: unknown;
+        email?: { to: string[]; cc: string[]; subject: string; body_preview: string };
+      };
       line(`? ${tool} needs your approval (effects: ${effects.join(", ")})`);
       printer.write(`${JSON.stringify(args, null, 2)}\n`);
+      // A send shows the mail itself: what the person approves is its recipients, subject and body.
+      if (email) {
+        printer.write(`  To: ${email.to.join(", ")}\n${email.cc.length > 0 ? `  Cc: ${email.cc.join(", ")}\n` : ""}  Subject: ${email.subject}\n`);
+        printer.write(`${email.body_preview.replace(/^/gm, "  | ")}\n`);
+      }
       let decision = options.approve;
       if (decision === undefined && prompt) {
         while (decision === undefined) {

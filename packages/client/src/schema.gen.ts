@@ -1241,6 +1241,14 @@ export interface components {
             created_at: string;
             /** @description `read`, `write`, `process`, `network`, `admin`, `mcp` or `unclassified` */
             effects: string[];
+            /** @description a `send_email` call: the mail it would send, as it is now; the approval is bound to its recipients, subject and body */
+            email?: {
+                /** @description the body, cut at 500 characters (with …) */
+                body_preview: string;
+                cc: string[];
+                subject: string;
+                to: string[];
+            };
             /** Format: date-time */
             expires_at: string;
             /** @description the `tool_approval_id` to decide with POST /api/approvals */
@@ -1427,6 +1435,14 @@ export interface components {
             };
             /** @description `read`, `write`, `process`, `network`, `admin`, `mcp` or `unclassified` */
             effects: string[];
+            /** @description a `send_email` call: the mail it would send, as it is now; the approval is bound to its recipients, subject and body */
+            email?: {
+                /** @description the body, cut at 500 characters (with …) */
+                body_preview: string;
+                cc: string[];
+                subject: string;
+                to: string[];
+            };
             /** Format: date-time */
             expires_at: string;
             /** @description the `tool_approval_id` to decide with POST /api/approvals */

@@ -23,7 +23,7 @@ export interface FollowRunOptions {
 /**
  * Delivers a run's durable events exactly once and in order (invariant 6): it subscribes to the live
  * channel first, then replays from Postgres, then passes live events on; any gap (a dropped publish)
- * is filled from Postgres. Deltas are passed on as they come and never replayed.
+ * is filled from Postgres. Deltas are passed on in arrival order after whatever replay is in progress, and never replayed.
  */
 export async function followRun(options: FollowRunOptions): Promise<{ stop(): void }> {
   let lastSeq = options.after;
@@ -97,7 +97,9 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
   unsubscribe = await options.hub.subscribe(options.runId, (message) => {
     if (stopped) return;
     if (message.kind === "delta") {
-      options.onDelta?.(message.text);
+      // Through the same chain as events: a delta never overtakes the replay of the round it belongs
+      // to (a client clears its streaming text at round.started, which would wipe a delta shown earlier).
+      void enqueue(() => options.onDelta?.(message.text));
       return;
     }
     // Live events are applied after any replay in progress, so order holds.

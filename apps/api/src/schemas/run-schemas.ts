@@ -16,6 +16,16 @@ export const taintSourceSchema = z
   })
   .meta({ id: "TaintSource" });
 
+/** What a send_email approval shows: the mail as it would go out (the whole body is bound, the start shown). */
+export const emailApprovalPreviewSchema = z
+  .object({
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    subject: z.string(),
+    body_preview: z.string().meta({ description: "the body, cut at 500 characters (with …)" }),
+  })
+  .meta({ id: "EmailApprovalPreview" });
+
 /** A call the run is paused on (API.md `Run.pending_approvals[]`). */
 export const pendingApprovalSchema = z
   .object({
@@ -35,6 +45,9 @@ export const pendingApprovalSchema = z
       }),
     reason: z.enum(["tainted", "approval_always"]).meta({
       description: "`tainted`: untrusted material had entered the run; `approval_always`: the admin setting names the tool, so every call of it asks",
+    }),
+    email: emailApprovalPreviewSchema.optional().meta({
+      description: "a `send_email` call: the mail it would send, as it is now; the approval is bound to its recipients, subject and body",
     }),
   })
   .meta({ id: "PendingApproval" });

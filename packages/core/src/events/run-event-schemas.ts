@@ -54,6 +54,8 @@ export const RUN_EVENT_DATA = {
     tainted_by: taintSourcesSchema.optional(),
     /** `tainted`, or `approval_always` when the admin setting names the tool. Absent in older events. */
     reason: z.enum(["tainted", "approval_always"]).optional(),
+    /** A send_email call: the mail it would send (recipients, subject, the start of the body). */
+    email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body_preview: z.string() }).optional(),
   }),
   "approval.decided": z.object({
     approval_id: z.string(),

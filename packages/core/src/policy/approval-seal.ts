@@ -23,6 +23,8 @@ export interface SealedApprovalFields {
    * documents existed still verify.
    */
   targetDocumentId?: string | null;
+  /** The email a send_email call sends; targetRevision is then its content's hash. Left out of the payload when absent, like targetDocumentId. */
+  targetEmailId?: string | null;
   policyVersion: string;
   expiresAt: Date;
 }
@@ -32,10 +34,11 @@ export function hashArguments(args: unknown): string {
 }
 
 function sealPayload(fields: SealedApprovalFields): string {
-  const { targetDocumentId, ...rest } = fields;
+  const { targetDocumentId, targetEmailId, ...rest } = fields;
   return canonicalJson({
     ...rest,
     ...(targetDocumentId ? { targetDocumentId } : {}),
+    ...(targetEmailId ? { targetEmailId } : {}),
     effects: [...fields.effects].sort(),
     expiresAt: fields.expiresAt.toISOString(),
   });
@@ -70,6 +73,7 @@ export function sealedFieldsOf(approval: SealedApprovalFields): SealedApprovalFi
     targetPath: approval.targetPath,
     targetRevision: approval.targetRevision,
     targetDocumentId: approval.targetDocumentId ?? null,
+    targetEmailId: approval.targetEmailId ?? null,
     policyVersion: approval.policyVersion,
     expiresAt: approval.expiresAt,
   };

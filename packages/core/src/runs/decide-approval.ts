@@ -1,4 +1,5 @@
 import { recordAuditEntry } from "../audit/record-audit-entry.ts";
+import { emailContentRevision } from "../email/email-revision.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
@@ -113,6 +114,10 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
           document_id: approval.targetDocumentId,
           current_revision: locked.document_revision,
         });
+      }
+      // A send bound to an email: its recipients, subject and body, read with the lock, must be the ones proposed.
+      if (allow && approval.targetEmailId && (locked.email ? emailContentRevision(locked.email) : null) !== approval.targetRevision) {
+        throw new ApprovalStaleError(approval.id, `email ${approval.targetEmailId}`, { email_id: approval.targetEmailId });
       }
       let editedArguments: Record<string, unknown> | undefined;
       if (allow && input.arguments !== undefined) {

@@ -1,3 +1,4 @@
+import { type EmailApprovalPreview, type EmailContent, emailApprovalPreview } from "../email/email-revision.ts";
 import type { TaintSource } from "../policy/taint-sources.ts";
 import type { RunMode } from "../store/generated/enums.ts";
 import type { RunStatus } from "./run-status.ts";
@@ -24,8 +25,11 @@ export interface RunViewRow extends RunRequestFields {
   error_message: string | null;
   created_at: Date;
   updated_at: Date;
-  /** `expires_at` as Postgres's JSON text of the timestamp (normalized to ISO-8601 UTC by toRunView). */
-  pending_approvals: PendingApprovalView[];
+  /**
+   * `expires_at` as Postgres's JSON text of the timestamp (normalized to ISO-8601 UTC by toRunView);
+   * `email`: the whole mail a send_email call would send (toRunView shows its preview).
+   */
+  pending_approvals: (Omit<PendingApprovalView, "email"> & { email: EmailContent | null })[];
 }
 
 /** A pending approval of a Run: the call, its effects, its expiry, and why it paused (`tainted_by`). */
@@ -39,6 +43,8 @@ export interface PendingApprovalView {
   tainted_by: TaintSource[] | null;
   /** `tainted`, or `approval_always`: the admin setting names the tool (every call pauses). */
   reason: "tainted" | "approval_always";
+  /** A send_email call: the mail it would send (recipients, subject, the start of the body); absent for other calls. */
+  email?: EmailApprovalPreview;
 }
 
 export interface RunView extends RunRequestFields {
@@ -69,7 +75,11 @@ export function toRunView(row: RunViewRow): RunView {
     tool_calls: row.tool_calls,
     output: row.output,
     error: row.error_code ? { code: row.error_code, message: row.error_message ?? "" } : null,
-    pending_approvals: row.pending_approvals.map((approval) => ({ ...approval, expires_at: new Date(approval.expires_at).toISOString() })),
+    pending_approvals: row.pending_approvals.map(({ email, ...approval }) => ({
+      ...approval,
+      expires_at: new Date(approval.expires_at).toISOString(),
+      ...(email ? { email: emailApprovalPreview(email) } : {}),
+    })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };

@@ -230,10 +230,10 @@ tc_upd AS (
 ),
 apr AS (
   INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
-    effects, target_path, target_revision, target_document_id, policy_version, expires_at, seal, tainted_by, pause_reason, created_at)
+    effects, target_path, target_revision, target_document_id, target_email_id, policy_version, expires_at, seal, tainted_by, pause_reason, created_at)
   SELECT a->>'id', change.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
     a->>'arguments_hash', a->>'workspace_id', ARRAY(SELECT jsonb_array_elements_text(a->'effects')), a->>'target_path',
-    a->>'target_revision', a->>'target_document_id', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', a->>'pause_reason', change.now
+    a->>'target_revision', a->>'target_document_id', a->>'target_email_id', a->>'policy_version', (a->>'expires_at')::timestamptz, a->>'seal', a->'tainted_by', a->>'pause_reason', change.now
   FROM change, jsonb_array_elements(change.c->'approvals') AS a
   WHERE a->>'run_id' = change.id
 ),
@@ -379,6 +379,7 @@ function statementPayload(change: RunStatementChange): Record<string, unknown> {
       target_path: approval.targetPath,
       target_revision: approval.targetRevision,
       target_document_id: approval.targetDocumentId ?? null,
+      target_email_id: approval.targetEmailId ?? null,
       policy_version: approval.policyVersion,
       expires_at: approval.expiresAt.toISOString(),
       seal: approval.seal,

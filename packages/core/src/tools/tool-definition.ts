@@ -78,6 +78,8 @@ export interface ToolDefinition<Args = any> {
   targetPath?(args: Args): string | undefined;
   /** The document a call changes, whose revision an approval binds to (the documents family). */
   targetDocument?(args: Args): string | undefined;
+  /** The email a call sends, whose recipients, subject and body an approval binds to and shows (send_email). */
+  targetEmail?(args: Args): string | undefined;
   /**
    * What a call read, in a few words for a person (its path, URL, query or command): an approval
    * names the calls that tainted the run by it. Never sent to the model. `result` is the call's

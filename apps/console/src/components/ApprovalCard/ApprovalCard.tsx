@@ -114,6 +114,24 @@ export function ApprovalCard({ approval, workspaceId, onDecisionError, context }
             ? `Paused because this run read untrusted material: ${describeTaint(taint)}. Check that this call is what you want.`
             : "This call needs your approval before it runs."}
       </p>
+      {approval.email && (
+        <section className={styles.arguments} aria-label="The email it would send">
+          <p className={styles.label}>The email it would send</p>
+          <dl className={styles.email}>
+            <dt>To</dt>
+            <dd>{approval.email.to.join(", ") || "(nobody)"}</dd>
+            {approval.email.cc.length > 0 && (
+              <>
+                <dt>Cc</dt>
+                <dd>{approval.email.cc.join(", ")}</dd>
+              </>
+            )}
+            <dt>Subject</dt>
+            <dd>{approval.email.subject}</dd>
+          </dl>
+          <pre className={styles.emailBody}>{approval.email.body_preview}</pre>
+        </section>
+      )}
       {editing ? (
         <div className={styles.editor}>
           <TextAreaField

@@ -15,6 +15,8 @@ export interface CheckApprovedCallInput {
   workspace: WorkspaceRef | null;
   /** The current revision of a document of the run's user (null: none), for calls bound to one. */
   documentRevision: (documentId: string) => Promise<string | null>;
+  /** The current content revision of an email of the run's user (null: none), for sends bound to one. */
+  emailRevision: (emailId: string) => Promise<string | null>;
 }
 
 export type ApprovedCallCheck = { kind: "execute"; tool: ToolDefinition; args: unknown } | { kind: "refuse"; error: string };
@@ -43,6 +45,12 @@ export async function checkApprovedCall(input: CheckApprovedCallInput): Promise<
   if (targetDocumentId && targetDocumentId === approval.targetDocumentId) {
     if ((await input.documentRevision(targetDocumentId)) !== approval.targetRevision) {
       return { kind: "refuse", error: `not executed: document ${targetDocumentId} changed after the call was approved; read it again` };
+    }
+  }
+  const targetEmailId = tool.targetEmail?.(validated.args) ?? null;
+  if (targetEmailId && targetEmailId === approval.targetEmailId) {
+    if ((await input.emailRevision(targetEmailId)) !== approval.targetRevision) {
+      return { kind: "refuse", error: `not executed: email ${targetEmailId} changed after the call was approved (recipients, subject or body); read it again` };
     }
   }
   return { kind: "execute", tool, args: validated.args };

@@ -5,6 +5,8 @@ import type { TaintSource } from "../../policy/taint-sources.ts";
 import { sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import { selectDocumentCurrentRevision } from "../../store/statements/document-statements.ts";
+import { selectOwnEmail } from "../../store/statements/email-statements.ts";
+import { emailApprovalPreview, emailContentRevision } from "../../email/email-revision.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
 import type { StepOutcome } from "../run-outcome.ts";
@@ -39,12 +41,19 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
     requests.map(async (request) => {
       const targetPath = request.tool.targetPath?.(request.args) ?? null;
       const targetDocumentId = request.tool.targetDocument?.(request.args) ?? null;
-      // A call is bound to the document it changes (its revision now), else to the file it targets.
+      const targetEmailId = request.tool.targetEmail?.(request.args) ?? null;
+      const email = targetEmailId ? await emailNow(execution, targetEmailId) : undefined;
+      // A call is bound to the document it changes (its revision now), to the email it sends (its
+      // content's hash), else to the file it targets.
       const targetRevision = targetDocumentId
         ? await documentRevisionNow(execution, targetDocumentId)
-        : workspace && targetPath
-          ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null)
-          : null;
+        : targetEmailId
+          ? email
+            ? emailContentRevision(email)
+            : null
+          : workspace && targetPath
+            ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null)
+            : null;
       const fields = {
         id: (execution.dependencies.generateSecretId ?? generateSecretId)("apr"),
         runId: run.id,
@@ -58,10 +67,11 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
         targetPath,
         targetRevision,
         ...(targetDocumentId ? { targetDocumentId } : {}),
+        ...(targetEmailId ? { targetEmailId } : {}),
         policyVersion: POLICY_VERSION,
         expiresAt,
       };
-      return { request, fields, seal: sealApproval(execution.dependencies.approvalSecret, fields) };
+      return { request, fields, email, seal: sealApproval(execution.dependencies.approvalSecret, fields) };
     }),
   );
   // One statement with whatever the round staged (often the calls' own rows): the approval
@@ -69,7 +79,7 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
   execution.stage((change) => {
     change.status = RunStatus.awaiting_approval;
     change.releaseLease = true;
-    for (const { request, fields, seal } of records) {
+    for (const { request, fields, email, seal } of records) {
       change.events.push({
         type: "approval.required",
         data: {
@@ -81,6 +91,8 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
           expires_at: expiresAt.toISOString(),
           tainted_by: [...options.taintedBy],
           reason: request.reason,
+          // What a send would send, for the person deciding (the approval binds exactly this).
+          ...(email ? { email: emailApprovalPreview(email) } : {}),
         },
       });
       stageToolCallUpdate(change, { id: request.call.rowId, status: "awaiting_approval", effects: fields.effects });
@@ -96,6 +108,17 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
   });
   await execution.flush();
   return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
+}
+
+/** The run's user's email (undefined: no such email of theirs). */
+export async function emailNow(execution: RunExecution, emailId: string) {
+  return selectOwnEmail(sqlPoolOf(execution.dependencies.prisma), { userId: execution.context.run.userId, emailId });
+}
+
+/** The current content revision of the run's user's email (null: no such email of theirs). */
+export async function emailRevisionNow(execution: RunExecution, emailId: string): Promise<string | null> {
+  const email = await emailNow(execution, emailId);
+  return email ? emailContentRevision(email) : null;
 }
 
 /** The current revision of the run's user's document, as text (null: no such document of theirs). */

@@ -5,7 +5,7 @@ import type { StepOutcome } from "../run-outcome.ts";
 import { answerToolCall } from "./answer-tool-call.ts";
 import { checkApprovedCall } from "./check-approved-call.ts";
 import { executeToolCall } from "./execute-tool-call.ts";
-import { documentRevisionNow, reparkForApproval } from "./park-for-approval.ts";
+import { documentRevisionNow, emailRevisionNow, reparkForApproval } from "./park-for-approval.ts";
 import { argumentsTextOf, type PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
@@ -54,6 +54,7 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
             offer: execution.offerContext,
             workspace: execution.context.workspace,
             documentRevision: (documentId) => documentRevisionNow(execution, documentId),
+            emailRevision: (emailId) => emailRevisionNow(execution, emailId),
           });
           if (check.kind === "execute") await executeToolCall(execution, call, check.tool, check.args);
           else answerToolCall(execution, call, { ok: false, error: check.error });

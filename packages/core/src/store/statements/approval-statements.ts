@@ -11,12 +11,14 @@ import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
  */
 const LOCK_SQL = preparedSql(
   "approval_lock_run",
-  `SELECT r.id, a.target_path, w.root_path, a.target_document_id, d.revision AS document_revision
+  `SELECT r.id, a.target_path, w.root_path, a.target_document_id, d.revision AS document_revision,
+  a.target_email_id, CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email
 FROM approvals AS a
 JOIN runs AS r ON r.id = a.run_id
 JOIN chats AS c ON c.id = r.chat_id
 LEFT JOIN workspaces AS w ON w.id = c.workspace_id
 LEFT JOIN documents AS d ON d.id = a.target_document_id AND d.user_id = a.user_id
+LEFT JOIN emails AS e ON e.id = a.target_email_id AND e.user_id = a.user_id
 WHERE a.id = $1 AND a.user_id = $2
 FOR UPDATE OF r`,
 );
@@ -28,6 +30,9 @@ const lockedApprovalRunRow = z.object({
   /** The document the call changes, and its revision now (null: deleted since). */
   target_document_id: z.string().nullable(),
   document_revision: z.number().int().nullable(),
+  /** The email a send_email call sends, and its content now (null: deleted since). */
+  target_email_id: z.string().nullable(),
+  email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body: z.string() }).nullable(),
 });
 
 /** Locks the run of `userId`'s approval and names the file the call is bound to; no row: not theirs, or none. */
@@ -48,7 +53,7 @@ const READ_SQL = preparedSql(
   `
 SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
-  a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.target_document_id AS "targetDocumentId", a.policy_version AS "policyVersion",
+  a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.target_document_id AS "targetDocumentId", a.target_email_id AS "targetEmailId", a.policy_version AS "policyVersion",
   a.expires_at AS "expiresAt", a.seal, a.status::text AS status, a.edited_arguments AS "editedArguments",
   r.status::text AS "runStatus", r.lease_version AS "leaseVersion",
   (SELECT count(*) FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending')::int AS "pendingCount",
@@ -74,6 +79,7 @@ export const storedApprovalColumns = {
   targetPath: z.string().nullable(),
   targetRevision: z.string().nullable(),
   targetDocumentId: z.string().nullable().optional(),
+  targetEmailId: z.string().nullable().optional(),
   policyVersion: z.string(),
   seal: z.string(),
   status: z.enum(ApprovalStatus),

@@ -30,7 +30,7 @@ export const RUN_CONTEXT_COLUMNS = `r.id, r.chat_id, r.user_id, r.status::text A
       'approval', CASE WHEN a.id IS NULL THEN NULL ELSE json_build_object(
         'id', a.id, 'runId', a.run_id, 'chatId', a.chat_id, 'userId', a.user_id, 'toolCallId', a.tool_call_id, 'tool', a.tool,
         'arguments', a.arguments, 'argumentsHash', a.arguments_hash, 'workspaceId', a.workspace_id, 'effects', COALESCE(a.effects, '{}'),
-        'targetPath', a.target_path, 'targetRevision', a.target_revision, 'targetDocumentId', a.target_document_id, 'policyVersion', a.policy_version,
+        'targetPath', a.target_path, 'targetRevision', a.target_revision, 'targetDocumentId', a.target_document_id, 'targetEmailId', a.target_email_id, 'policyVersion', a.policy_version,
         'expiresAt', a.expires_at, 'seal', a.seal, 'status', a.status, 'editedArguments', a.edited_arguments) END
     ) ORDER BY tc.round, tc.position), '[]'::json)
     FROM tool_calls AS tc LEFT JOIN approvals AS a ON a.tool_call_row_id = tc.id

@@ -17,8 +17,11 @@ const RUN_VIEW_SQL = preparedSql(
 SELECT r.id, r.chat_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode, r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
   (SELECT COALESCE(json_agg(json_build_object(
       'id', a.id, 'tool', a.tool, 'tool_call_id', a.tool_call_id, 'arguments', a.arguments,
-      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by, 'reason', a.pause_reason) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
+      'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by, 'reason', a.pause_reason,
+      'email', CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END
+    ) ORDER BY a.created_at, tc.round, tc.position), '[]'::json)
     FROM approvals AS a JOIN tool_calls AS tc ON tc.id = a.tool_call_row_id
+    LEFT JOIN emails AS e ON e.id = a.target_email_id AND e.user_id = a.user_id
     WHERE a.run_id = r.id AND a.status = 'pending') AS pending_approvals
 FROM runs AS r
 WHERE r.id = $1 AND r.user_id = $2`,
@@ -53,6 +56,8 @@ const runViewRow = z.object({
       /** Null in approvals recorded before taint sources were. */
       tainted_by: taintSourcesSchema.nullable(),
       reason: z.enum(["tainted", "approval_always"]),
+      /** The email a send_email call would send, as it is now (null for other calls). */
+      email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body: z.string() }).nullable(),
     }),
   ),
 });

@@ -122,6 +122,7 @@ export function createEmailTools(options: EmailToolsOptions): ToolDefinition[] {
     effects: ["network"],
     taints: false,
     requiresWorkspace: false,
+    targetEmail: (args) => args.email_id,
     execute: (args, context) =>
       asToolResult(async () => {
         const outcome = await sendEmail({ ...store, ...sending }, context.userId, args.email_id);
