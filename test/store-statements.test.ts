@@ -396,6 +396,8 @@ describe("the store's SQL statements", () => {
         root_path: workspace.rootPath,
         target_document_id: null,
         document_revision: null,
+        target_email_id: null,
+        email: null,
       });
       expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId })).toBeUndefined();
     });
