@@ -23,7 +23,7 @@ export interface FollowRunOptions {
   after?: number;
   /** Every durable event, in seq order, each once (also across reconnects). */
   onEvent?: (event: RunEvent) => void | Promise<void>;
-  /** Live model text as it streams (not replayed: text streamed while disconnected is in `message.completed`). */
+  /** Live model text as it streams, in order with the events (not replayed: text streamed while disconnected is in `message.completed`). */
   onDelta?: (text: string) => void;
   /** Called before each reconnect, with the attempt number (1, 2, ...). */
   onReconnect?: (attempt: number, lastSeq: number) => void;
@@ -83,7 +83,8 @@ function followOnce(socket: WebSocketLike, options: FollowRunOptions, after: num
   return new Promise((resolve) => {
     let lastSeq = after;
     let settled = false;
-    // Events are handed to onEvent one at a time, in order, even when it is async (a prompt).
+    // Events are handed to onEvent one at a time, in order, even when it is async (a prompt); deltas
+    // wait in the same line.
     let queue: Promise<void> = Promise.resolve();
     const settle = (outcome: FollowOutcome) => {
       if (settled) return;
@@ -101,7 +102,12 @@ function followOnce(socket: WebSocketLike, options: FollowRunOptions, after: num
       const parsed = parseMessage(message.data);
       if (!parsed || parsed.run_id !== options.runId) return;
       if (parsed.type === "delta" && typeof parsed.text === "string") {
-        options.onDelta?.(parsed.text);
+        // Behind the events received before it: a delta of the next round must not be shown while an
+        // async onEvent (an approval prompt) still holds back the events that came first.
+        const text = parsed.text;
+        queue = queue.then(() => {
+          if (!settled) options.onDelta?.(text);
+        });
       } else if (parsed.type === "error") {
         const code = typeof parsed.code === "string" ? parsed.code : "error";
         settle({ kind: "refused", code, message: code === "not_found" ? `run ${options.runId} was not found` : `the API refused to follow the run (${code})` });
