@@ -34,8 +34,12 @@ describe("agentq on a Redis Cluster", () => {
   let stack: TestStack;
   let redis: RedisClient;
   const prefix = `{agentq-cluster-${randomBytes(4).toString("hex")}}`;
+  // Checked when the environment is read, before any connection: no node needs to answer, and the
+  // process starts while the cluster does.
+  let boot: Promise<{ code: number | null; output: string }>;
 
   beforeAll(async () => {
+    boot = bootApi({ REDIS_URL: "redis+cluster://127.0.0.1:1,127.0.0.1:2", QUEUE_PREFIX: "agentq-prod" });
     cluster = await startTestRedisCluster();
     // A rate limit, so that the limiter's keys are among those audited.
     stack = await startTestStack({ api: { redisUrl: cluster.url, queuePrefix: prefix }, rateLimitPerMinute: 100_000 });
@@ -48,8 +52,7 @@ describe("agentq on a Redis Cluster", () => {
   });
 
   it("a process given a cluster and an unbraced QUEUE_PREFIX stops at boot, naming the variable and the fix", async () => {
-    // Checked when the environment is read, before any connection: no node needs to answer.
-    const { code, output } = await bootApi({ REDIS_URL: "redis+cluster://127.0.0.1:1,127.0.0.1:2", QUEUE_PREFIX: "agentq-prod" });
+    const { code, output } = await boot;
     expect(code).toBe(1);
     expect(output).toContain("QUEUE_PREFIX");
     expect(output).toContain("QUEUE_PREFIX={agentq-prod}");
@@ -149,6 +152,21 @@ describe("agentq on a Redis Cluster", () => {
       expect(key.startsWith(`${prefix}:`)).toBe(true);
       expect(await slotOf(key)).toBe(queueSlot);
     }
+  });
+
+  it("readiness, the services page, the queue-depth metric and the queue board read the cluster", async () => {
+    const ready = await stack.request("GET", "/readyz");
+    expect(ready.status).toBe(200);
+    expect(ready.body.checks.redis_eviction_policy).toMatchObject({ status: "ok", policy: "noeviction" });
+    const services = await stack.request("GET", "/api/services");
+    expect(services.status).toBe(200);
+    expect(services.body.queue).toMatchObject({ waiting: expect.any(Number), active: expect.any(Number), failed: 0 });
+    expect(await (await fetch(`${stack.url}/metrics`)).text()).toMatch(/agentq_queue_jobs\{state="failed"\} 0/);
+    const session = await fetch(`${stack.url}/api/queue-board/session`, { method: "POST", headers: { authorization: `Bearer ${stack.api.adminToken}` } });
+    const cookie = session.headers.get("set-cookie")?.split(";")[0] ?? "";
+    const board = await fetch(`${stack.url}/admin/queues/api/queues`, { headers: { cookie } });
+    expect(board.status).toBe(200);
+    expect(((await board.json()) as { queues: { name: string }[] }).queues.map((queue) => queue.name)).toEqual(["runs"]);
   });
 
   it("when the master of the queue's slot dies, runs in flight and a decided approval complete; requests meanwhile get 202 or 503", async () => {
