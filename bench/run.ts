@@ -1,7 +1,8 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
-// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) override the defaults.
+// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) override the defaults. BENCH_WORKERS=N starts N worker
+// processes (default 1), each with BENCH_CONCURRENCY slots; REDIS_URL (a cluster too) replaces the local Redis.
 import WebSocket from "ws";
 import { pool, requestJson } from "./bench-requests.ts";
 import { scenarioInput } from "@agentq/core/testing";
@@ -12,6 +13,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
 
 interface Follower {
   onEvent(runId: string, event: { seq: number; type: string; data: Record<string, unknown> }): void;
@@ -99,6 +101,7 @@ async function threeRounds(
   const p50 = percentile(latencies, 0.5);
   return {
     workload: options.name,
+    worker_processes: stack.workers.length,
     runs: runs,
     concurrency: concurrency,
     failed,
@@ -344,7 +347,7 @@ for (const name of WORKLOADS) {
     continue;
   }
   // SLOW keeps all its runs in flight on one worker, so that worker gets a slot for each.
-  const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY });
+  const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY, workers: WORKERS });
   try {
     await liftLimits(stack);
     console.log(JSON.stringify(await workload(stack)));

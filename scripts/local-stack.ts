@@ -1,5 +1,6 @@
 // A real agentq on this machine for the benchmark and the demo: a fresh database, the API and one
-// worker as separate processes (as users run them), and the fake provider server in this process.
+// worker (or `workers` of them) as separate processes (as users run them), and the fake provider
+// server in this process.
 // Everything on 127.0.0.1; everything it creates (database, Redis keys, workspaces) is removed by close().
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,8 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
-import { Redis } from "ioredis";
 import { type FakeProviderServer, scenarioResponder, startFakeProviderServer } from "@agentq/core/testing";
+import { isClusterRedisUrl } from "@agentq/core";
+import { createRedis, deleteKeysWithPrefix, type RedisClient } from "@agentq/queue";
 import { runMigrations } from "./migrate.ts";
 import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
 
@@ -27,8 +29,11 @@ export interface LocalStack {
   queuePrefix: string;
   provider: FakeProviderServer;
   api: ChildProcess;
+  /** The first worker process. */
   worker: ChildProcess;
-  redis: Redis;
+  /** Every worker process (`workers` of them). */
+  workers: ChildProcess[];
+  redis: RedisClient;
   close(): Promise<void>;
 }
 
@@ -46,9 +51,13 @@ async function freePort(): Promise<number> {
 export interface LocalStackOptions {
   /** Names the database (`agentq_<name>_<random>`) and the queue prefix. */
   name: string;
+  /** Slots of each worker process. */
   workerConcurrency: number;
+  /** Worker processes. Default 1. */
+  workers?: number;
   /** Server of the throwaway database; its `postgres` database is used to create and drop it. Default the local one. */
   postgresUrl?: string;
+  /** Default REDIS_URL of this environment, else the local server. A cluster gets a braced queue prefix. */
   redisUrl?: string;
   logLevel?: string;
 }
@@ -61,13 +70,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   adminUrl.pathname = "/postgres";
   const databaseUrl = new URL(server);
   databaseUrl.pathname = `/${databaseName}`;
-  const REDIS_URL = options.redisUrl ?? "redis://127.0.0.1:6379";
+  const REDIS_URL = options.redisUrl ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
   await runMigrations({ DATABASE_URL: databaseUrl.toString() });
   const provider = await startFakeProviderServer({ respond: scenarioResponder, recordLimit: 10 });
   const workspacesRoot = await mkdtemp(join(tmpdir(), "agentq-bench-"));
   const port = await freePort();
   const token = `aq_bench_${randomBytes(16).toString("hex")}`;
-  const queuePrefix = `agentq-${options.name}-${suffix}`;
+  const queuePrefix = isClusterRedisUrl(REDIS_URL) ? `{agentq-${options.name}-${suffix}}` : `agentq-${options.name}-${suffix}`;
   const environment = {
     PATH: process.env.PATH ?? "",
     HOME: process.env.HOME ?? "/root",
@@ -96,7 +105,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stdio: ["ignore", process.env.AGENTQ_STACK_LOGS === "1" ? "inherit" : "ignore", "inherit"],
     });
   const api = start("apps/api/src/main.ts");
-  const worker = start("apps/worker/src/main.ts");
+  const workers = Array.from({ length: Math.max(1, options.workers ?? 1) }, () => start("apps/worker/src/main.ts"));
+  const worker = workers[0]!;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -112,7 +122,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // The API is ready; the worker may still be connecting to Postgres and its queue: give it a moment so
   // the first runs do not measure its start.
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  const redis = new Redis(REDIS_URL);
+  const redis = createRedis({ url: REDIS_URL, maxRetriesPerRequest: null });
   return {
     url,
     token,
@@ -123,17 +133,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     provider,
     api,
     worker,
+    workers,
     redis,
     async close() {
-      for (const child of [api, worker]) child.kill("SIGTERM");
-      await Promise.all([api, worker].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
+      for (const child of [api, ...workers]) child.kill("SIGTERM");
+      await Promise.all([api, ...workers].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
       await provider.close();
-      let cursor = "0";
-      do {
-        const [next, keys] = await redis.scan(cursor, "MATCH", `${queuePrefix}*`, "COUNT", 1000);
-        cursor = next;
-        if (keys.length > 0) await redis.unlink(...keys);
-      } while (cursor !== "0");
+      await deleteKeysWithPrefix(redis, queuePrefix);
       await redis.quit();
       const admin = new pg.Client({ connectionString: adminUrl.toString() });
       await admin.connect();
@@ -186,14 +192,16 @@ export function postgresCpuMs(): number {
 }
 
 /** CPU used per run by each part of the stack over a workload: take a reading before, call it after. */
-export function cpuPerRun(stack: Pick<LocalStack, "api" | "worker">): (runs: number) => Record<string, number> {
-  const before = { api: cpuMs(stack.api.pid) ?? 0, worker: cpuMs(stack.worker.pid) ?? 0, postgres: postgresCpuMs(), bench: process.cpuUsage() };
+export function cpuPerRun(stack: Pick<LocalStack, "api" | "workers">): (runs: number) => Record<string, number> {
+  // Every worker process together.
+  const workersCpuMs = () => stack.workers.reduce((sum, child) => sum + (cpuMs(child.pid) ?? 0), 0);
+  const before = { api: cpuMs(stack.api.pid) ?? 0, worker: workersCpuMs(), postgres: postgresCpuMs(), bench: process.cpuUsage() };
   return (runs) => {
     const bench = process.cpuUsage(before.bench);
     const perRun = (used: number) => Math.round((used / runs) * 100) / 100;
     return {
       api: perRun((cpuMs(stack.api.pid) ?? 0) - before.api),
-      worker: perRun((cpuMs(stack.worker.pid) ?? 0) - before.worker),
+      worker: perRun(workersCpuMs() - before.worker),
       postgres: perRun(postgresCpuMs() - before.postgres),
       // This process: the client and the fake model provider.
       bench_and_model: perRun((bench.user + bench.system) / 1000),

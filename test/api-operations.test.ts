@@ -141,6 +141,9 @@ describe("operations endpoints", () => {
     expect(text).toContain('route="unmatched",status_code="404"');
     expect(text).not.toContain(workspace.body.id);
     expect(text).toContain("process_cpu_user_seconds_total");
+    // The queue depth an autoscaler of the workers reads (docs/operations.md).
+    expect(text).toContain("# TYPE agentq_queue_jobs gauge");
+    expect(text).toContain('agentq_queue_jobs{state="waiting"} 0');
   });
 });
 

@@ -16,19 +16,5 @@ export function createTestRedis(): Redis {
   return new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
 }
 
-/**
- * Deletes every key that starts with `prefix` (SCAN + UNLINK in batches) and returns how many it
- * deleted. Glob characters in the prefix are escaped, so it matches literally.
- */
-export async function deleteKeysWithPrefix(redis: Redis, prefix: string): Promise<number> {
-  if (prefix === "") throw new Error("refusing to delete keys with an empty prefix (that would be every key)");
-  const pattern = `${prefix.replace(/[\\*?[\]]/g, "\\$&")}*`;
-  let deleted = 0;
-  let cursor = "0";
-  do {
-    const [nextCursor, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
-    cursor = nextCursor;
-    if (keys.length > 0) deleted += await redis.unlink(...keys);
-  } while (cursor !== "0");
-  return deleted;
-}
+/** Deletes every key that starts with `prefix` (on one server or every master of a cluster). */
+export { deleteKeysWithPrefix } from "@agentq/queue";

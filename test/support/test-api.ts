@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
 import { startApiServer, type ApiServer, type StartApiServerOverrides } from "../../apps/api/src/server.ts";
-import { createPrismaClient, type PrismaClient } from "@agentq/core";
+import { createPrismaClient, isClusterRedisUrl, type PrismaClient } from "@agentq/core";
 import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
@@ -92,8 +92,9 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     logs,
     async close() {
       const redis = server.dependencies.redis;
-      // Keys this API created under its random prefix (none when that Redis is down: nothing to do).
-      if (redis.status === "ready") await deleteKeysWithPrefix(redis, config.queuePrefix).catch(() => undefined);
+      // Keys this API created under its random prefix (none when that Redis is down: nothing to do;
+      // a test's own cluster, redis-cluster.ts, is torn down by its owner).
+      if (redis.status === "ready" && !isClusterRedisUrl(config.redisUrl)) await deleteKeysWithPrefix(redis, config.queuePrefix).catch(() => undefined);
       await server.close();
       await prisma.$disconnect();
       if (options.database === undefined) await database.drop();

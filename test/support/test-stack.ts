@@ -7,7 +7,7 @@ import { pino } from "pino";
 import WebSocket from "ws";
 import { parseRunEventData } from "../../packages/core/src/events/run-event-schemas.ts";
 import { type FakeProviderServer, scenarioResponder, startFakeProviderServer } from "@agentq/core/testing";
-import type { ProcessSandbox } from "@agentq/core";
+import { isClusterRedisUrl, type ProcessSandbox } from "@agentq/core";
 import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/config.ts";
 import { type RunWorker, type StartRunWorkerOptions, startRunWorker } from "../../apps/worker/src/run-worker.ts";
 import type { ApiConfig } from "../../apps/api/src/config.ts";
@@ -21,6 +21,8 @@ export interface TestStackOptions {
   workers?: number;
   api?: Partial<ApiConfig>;
   worker?: Partial<WorkerConfig>;
+  /** api_rate_limit_per_minute set before the API starts. Default 0 (none). */
+  rateLimitPerMinute?: number;
 }
 
 export interface HttpResult<T = any> {
@@ -214,6 +216,8 @@ export class TestStack {
     await Promise.all(this.workers.map((worker) => worker.close().catch(() => undefined)));
     await this.api.close();
     await this.provider.close();
+    // A test's own cluster (redis-cluster.ts) is torn down by its owner.
+    if (isClusterRedisUrl(this.workerConfig.redisUrl)) return;
     const redis = createTestRedis();
     await deleteKeysWithPrefix(redis, this.workerConfig.queuePrefix).catch(() => undefined);
     await redis.quit();
@@ -255,7 +259,10 @@ export class TestSocket {
 
 export async function startTestStack(options: TestStackOptions = {}): Promise<TestStack> {
   const provider = await startFakeProviderServer({ respond: scenarioResponder });
-  const api = await startTestApi({ config: { openaiBaseUrl: provider.openaiBaseURL, defaultModel: "fake-model", ...options.api } });
+  const api = await startTestApi({
+    config: { openaiBaseUrl: provider.openaiBaseURL, defaultModel: "fake-model", ...options.api },
+    ...(options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute }),
+  });
   const workerConfig: WorkerConfig = {
     ...parseWorkerConfig({}),
     databaseUrl: api.config.databaseUrl,

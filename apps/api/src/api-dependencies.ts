@@ -1,5 +1,5 @@
-import type { Redis } from "ioredis";
 import { generateId, type Logger, type PrismaClient, type RunCommandDependencies, systemClock } from "@agentq/core";
+import type { RedisClient } from "@agentq/queue";
 import type { BackgroundWork } from "./background-work.ts";
 import type { ApiConfig } from "./config.ts";
 import type { ApiMetrics } from "./http/api-metrics.ts";
@@ -9,8 +9,8 @@ import type { RunServices } from "./run-services.ts";
 export interface ApiDependencies {
   config: ApiConfig;
   prisma: PrismaClient;
-  /** General-purpose connection (commands, publishing). Subscribers need their own connection. */
-  redis: Redis;
+  /** General-purpose connection (commands, publishing): one server or a cluster. Subscribers need their own connection. */
+  redis: RedisClient;
   logger: Logger;
   metrics: ApiMetrics;
   /** Queue, live fan-out, tools and the approval key: what the run routes and the WebSocket use. */

@@ -1,6 +1,5 @@
-import type { Redis } from "ioredis";
 import { pingDatabase, type PrismaClient } from "@agentq/core";
-import { checkEvictionPolicy, type EvictionPolicyCheck } from "@agentq/queue";
+import { checkEvictionPolicy, type EvictionPolicyCheck, type RedisClient } from "@agentq/queue";
 import type { Dependency } from "./http/dependency-outage.ts";
 
 export interface DependencyCheck {
@@ -42,7 +41,7 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
 }
 
 /** SELECT 1 on Postgres and PING on Redis, in parallel, each bounded by `timeoutMs`. */
-function checkReachability(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<[DependencyCheck, DependencyCheck]> {
+function checkReachability(dependencies: { prisma: PrismaClient; redis: RedisClient; timeoutMs: number }): Promise<[DependencyCheck, DependencyCheck]> {
   return Promise.all([timed(dependencies.timeoutMs, () => pingDatabase(dependencies.prisma)), timed(dependencies.timeoutMs, () => dependencies.redis.ping())]);
 }
 
@@ -64,7 +63,7 @@ function evictionCheckOf(eviction: EvictionPolicyCheck | undefined): EvictionChe
  * `timeoutMs`. An evicting Redis is not ready (BullMQ needs noeviction); one that refuses to say
  * (a managed Redis that forbids CONFIG) is reported as `unknown` and does not fail readiness.
  */
-export async function checkReadiness(dependencies: { prisma: PrismaClient; redis: Redis; timeoutMs: number }): Promise<Readiness> {
+export async function checkReadiness(dependencies: { prisma: PrismaClient; redis: RedisClient; timeoutMs: number }): Promise<Readiness> {
   let eviction: EvictionPolicyCheck | undefined;
   const [[postgres, redis]] = await Promise.all([
     checkReachability(dependencies),
@@ -85,7 +84,7 @@ const OUTAGE_PROBE_TIMEOUT_MS = 1000;
 /** The dependencies that do not answer now (for answering a failed request with `503 unavailable`). */
 export async function unreachableDependencies(dependencies: {
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   config: { readinessTimeoutMs: number };
 }): Promise<Dependency[]> {
   // Reachability only: a failed request has no use for the eviction policy.

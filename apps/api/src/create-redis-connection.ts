@@ -1,12 +1,16 @@
-import { Redis } from "ioredis";
 import type { Logger } from "@agentq/core";
+import { createRedis, type RedisClient } from "@agentq/queue";
 
 /** Reconnection errors repeat every few seconds while Redis is down; log one per this many ms. Default 30 s. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
-/** An ioredis connection that logs (throttled) instead of crashing on connection errors. */
-export function createRedisConnection(redisUrl: string, logger: Logger, connectionName = "agentq-api"): Redis {
-  const redis = new Redis(redisUrl, { connectionName });
+/**
+ * The API's general connection (readiness, the rate limiter, the eviction check): one server or a
+ * cluster (createRedis), that logs (throttled) instead of crashing on connection errors. ioredis'
+ * default 20 retries with an offline queue: each user of it bounds its own wait.
+ */
+export function createRedisConnection(redisUrl: string, logger: Logger, connectionName = "agentq-api"): RedisClient {
+  const redis = createRedis({ url: redisUrl, maxRetriesPerRequest: 20, offlineQueue: true, connectionName });
   let lastLoggedAt = 0;
   redis.on("error", (error: Error) => {
     const now = Date.now();
@@ -22,7 +26,7 @@ export function createRedisConnection(redisUrl: string, logger: Logger, connecti
 }
 
 /** QUIT when connected (lets pending replies arrive), otherwise drop the connection at once. */
-export async function closeRedisConnection(redis: Redis, timeoutMs = 1000): Promise<void> {
+export async function closeRedisConnection(redis: RedisClient, timeoutMs = 1000): Promise<void> {
   if (redis.status === "ready") {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([

@@ -1,5 +1,4 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import {
   buildToolEnvironment,
   createAgentqTools,
@@ -61,7 +60,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
   const { config, prisma, logger } = input;
   // Fail fast: an enqueue while Redis is down must not hang the request.
   const queueConnection = createRedis({ url: config.redisUrl, maxRetriesPerRequest: 1, connectionName: "agentq-api-queue" });
-  const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: "agentq-api-subscriber" });
+  const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: "agentq-api-subscriber", shardedSubscriber: true });
   for (const connection of [queueConnection, subscriber]) connection.on("error", () => undefined);
   const runQueue = new RunQueue({ connection: queueConnection, prefix: config.queuePrefix });
   runQueue.queue.on("error", () => undefined);
@@ -134,7 +133,7 @@ export async function createRunServices(input: { config: ApiConfig; prisma: Pris
     async close() {
       await hub.close();
       await runQueue.close().catch(() => undefined);
-      await closeRedisConnection(queueConnection as Redis);
+      await closeRedisConnection(queueConnection);
     },
   };
   return services;

@@ -7,7 +7,7 @@ import type { ApiDependencies } from "./api-dependencies.ts";
 import { createApp } from "./app.ts";
 import type { ApiConfig } from "./config.ts";
 import { closeRedisConnection, createRedisConnection } from "./create-redis-connection.ts";
-import { createApiMetrics } from "./http/api-metrics.ts";
+import { createApiMetrics, registerQueueMetrics } from "./http/api-metrics.ts";
 import { attachRunWebSocket } from "./realtime/run-websocket.ts";
 import { createRunServices } from "./run-services.ts";
 import { BackgroundWork } from "./background-work.ts";
@@ -87,6 +87,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     runs,
     background: new BackgroundWork(),
   };
+  registerQueueMetrics(dependencies.metrics, () => runs.queueCounts());
   let websocket: { close(): void } | undefined;
   const closeOwnedClients = async () => {
     websocket?.close();

@@ -44,11 +44,13 @@ import {
   controlChannel,
   createRedis,
   logEvictionPolicy,
+  onChannelMessage,
   publishControl,
   createRedisRunEventPublisher,
   parseJob,
   RUN_QUEUE_NAME,
   RunQueue,
+  subscribeChannel,
   type ControlMessage,
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
@@ -94,7 +96,12 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const prisma: PrismaClient = createPrismaClient({ databaseUrl: config.databaseUrl, poolSize: Math.min(20, Math.max(5, config.concurrency)) });
   const commands = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-${workerId}` });
   const blocking = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-jobs-${workerId}` });
-  const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-control-${workerId}` });
+  const subscriber = createRedis({
+    url: config.redisUrl,
+    maxRetriesPerRequest: null,
+    connectionName: `agentq-worker-control-${workerId}`,
+    shardedSubscriber: true,
+  });
   // Every run publishes its events after each commit: one write per tick for all of them.
   const eventConnection = createRedis({
     url: config.redisUrl,
@@ -293,8 +300,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
 
-  await subscriber.subscribe(controlChannel(config.queuePrefix));
-  subscriber.on("message", (_channel, text) => {
+  await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
+  onChannelMessage(subscriber, (_channel, text) => {
     let message: ControlMessage;
     try {
       message = JSON.parse(text) as ControlMessage;

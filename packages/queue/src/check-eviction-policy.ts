@@ -1,4 +1,5 @@
-import type { Cluster, Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { isRedisCluster, type RedisClient } from "./create-redis.ts";
 
 /**
  * What Redis says about evicting keys. BullMQ needs `noeviction`: a Redis that may evict drops
@@ -11,8 +12,8 @@ export type EvictionPolicyCheck =
   | { status: "unknown"; message: string };
 
 /** Reads `maxmemory-policy` with `CONFIG GET` (on every node of a cluster). */
-export async function checkEvictionPolicy(redis: Redis | Cluster): Promise<EvictionPolicyCheck> {
-  const nodes = redis.isCluster ? (redis as Cluster).nodes("master") : [redis as Redis];
+export async function checkEvictionPolicy(redis: RedisClient): Promise<EvictionPolicyCheck> {
+  const nodes: Redis[] = isRedisCluster(redis) ? redis.nodes("master") : [redis];
   let policies: string[];
   try {
     policies = await Promise.all(
@@ -45,7 +46,7 @@ export async function checkEvictionPolicy(redis: Redis | Cluster): Promise<Evict
  * an error (the process goes on: the operator fixes Redis, `/readyz` keeps failing until then).
  */
 export async function logEvictionPolicy(
-  redis: Redis | Cluster,
+  redis: RedisClient,
   logger: { error(object: Record<string, unknown>, message: string): void; warn(object: Record<string, unknown>, message: string): void },
 ): Promise<EvictionPolicyCheck> {
   const check = await checkEvictionPolicy(redis);

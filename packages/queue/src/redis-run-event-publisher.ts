@@ -1,11 +1,13 @@
-import type { Redis } from "ioredis";
 import type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core";
+import { isRedisCluster, type RedisClient } from "./create-redis.ts";
+import { publishMessage } from "./pub-sub.ts";
 import { controlChannel, runChannel } from "./redis-keys.ts";
 
 /** Publishes committed events and live deltas on the run's channel (best effort: subscribers replay from Postgres). */
-export function createRedisRunEventPublisher(redis: Redis, prefix: string): RunEventPublisher {
+export function createRedisRunEventPublisher(redis: RedisClient, prefix: string): RunEventPublisher {
+  const cluster = isRedisCluster(redis);
   const publish = async (runId: string, message: RunChannelMessage) => {
-    await redis.publish(runChannel(prefix, runId), JSON.stringify(message));
+    await publishMessage(redis, runChannel(prefix, runId, cluster), JSON.stringify(message));
   };
   return {
     publishEvents: (runId: string, events: RunEventRecord[]) => publish(runId, { kind: "events", run_id: runId, events }),
@@ -16,6 +18,6 @@ export function createRedisRunEventPublisher(redis: Redis, prefix: string): RunE
 /** Messages every worker receives: a run to cancel, a job to stop (only its owner acts on it). */
 export type ControlMessage = { type: "cancel"; run_id: string } | { type: "job.stop"; job_id: string };
 
-export async function publishControl(redis: Redis, prefix: string, message: ControlMessage): Promise<void> {
-  await redis.publish(controlChannel(prefix), JSON.stringify(message));
+export async function publishControl(redis: RedisClient, prefix: string, message: ControlMessage): Promise<void> {
+  await publishMessage(redis, controlChannel(prefix), JSON.stringify(message));
 }

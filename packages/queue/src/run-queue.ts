@@ -1,10 +1,11 @@
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
 import type { QueueCounts, RunGeneration } from "@agentq/core";
+import type { RedisClient } from "./create-redis.ts";
 import { JOB_CATALOG, RUN_QUEUE_NAME, runGeneration, runJobId } from "./job-catalog.ts";
 
 export interface RunQueueOptions {
-  connection: Redis;
+  /** A request-path connection (fail fast) for the API; one that waits for the workers. */
+  connection: RedisClient;
   prefix: string;
 }
 

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
-import { collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { QueueCounts } from "@agentq/core";
 
 export interface ApiMetrics {
   /** One registry per app instance (not prom-client's global one), so tests can run several apps. */
@@ -18,6 +19,34 @@ export function createApiMetrics(): ApiMetrics {
     registers: [registry],
   });
   return { registry, httpRequestDuration };
+}
+
+/** Name of the queue-depth gauge: what an autoscaler of the workers reads (docs/operations.md). */
+export const QUEUE_JOBS_METRIC = "agentq_queue_jobs";
+
+/**
+ * `agentq_queue_jobs{state="waiting|active|delayed|failed"}`: the run queue's jobs, read from Redis
+ * at each scrape (the same counts as GET /api/services). `waiting` is runs ready to start with no
+ * worker slot free yet; scale workers on it. When Redis does not answer the gauge is left empty
+ * for that scrape rather than repeating stale numbers. Registered once per registry.
+ */
+export function registerQueueMetrics(metrics: ApiMetrics, queueCounts: () => Promise<QueueCounts>): void {
+  if (metrics.registry.getSingleMetric(QUEUE_JOBS_METRIC)) return;
+  new Gauge({
+    name: QUEUE_JOBS_METRIC,
+    help: "Jobs of the run queue by state (waiting: runs ready to start that no worker has taken yet)",
+    labelNames: ["state"] as const,
+    registers: [metrics.registry],
+    async collect() {
+      this.reset();
+      try {
+        const counts = await queueCounts();
+        for (const state of ["waiting", "active", "delayed", "failed"] as const) this.set({ state }, counts[state]);
+      } catch {
+        // Redis unreachable: no sample this time (readiness says why).
+      }
+    },
+  });
 }
 
 /**

@@ -1,18 +1,25 @@
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AgentqError, type Logger, type PrismaClient, readNumericSetting } from "@agentq/core";
+import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
 import { currentUser } from "./authenticate.ts";
 
 /** How long an instance reuses the `api_rate_limit_per_minute` it read from the settings. Default 5 s: a change applies within that. */
 const SETTING_CACHE_MS = 5000;
+
+/**
+ * How long a request waits for the limiter's count before going through uncounted. Default 500 ms:
+ * while a Redis Cluster fails over the slot's master (seconds), commands wait for the new one, and
+ * the limiter must not hold every request of the API that long.
+ */
+const COUNT_WAIT_MS = 500;
 
 /** Redis errors repeat on every request while it is down: log one per this many ms. Default 30 s. */
 const FAILURE_LOG_INTERVAL_MS = 30_000;
 
 export interface RateLimitOptions {
   prisma: PrismaClient;
-  redis: Redis;
+  redis: RedisClient;
   /** Keys live under `<prefix>:ratelimit:` (QUEUE_PREFIX, like every key agentq creates). */
   keyPrefix: string;
   logger: Logger;
@@ -43,7 +50,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
         points,
         duration: 60,
         // The window's count is per limit value: a changed setting starts a fresh window.
-        keyPrefix: `${options.keyPrefix}:ratelimit:${points}`,
+        keyPrefix: rateLimitKeyPrefix(options.keyPrefix, points),
         // A Redis that is reconnecting answers at once (fail open) instead of queueing the command.
         rejectIfRedisNotReady: true,
       });
@@ -56,8 +63,14 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     const user = currentUser(request);
     const points = await pointsPerMinute();
     if (points <= 0) return next();
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await limiterFor(points).consume(user.id);
+      await Promise.race([
+        limiterFor(points).consume(user.id),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`)), COUNT_WAIT_MS);
+        }),
+      ]);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
@@ -72,6 +85,8 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
         lastFailureLoggedAt = now;
         options.logger.warn({ err: rejection }, "rate limiter unavailable (Redis): requests are let through unlimited until it is back");
       }
+    } finally {
+      clearTimeout(timer);
     }
     next();
   };

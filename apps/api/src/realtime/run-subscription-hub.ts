@@ -1,24 +1,32 @@
-import type { Redis } from "ioredis";
 import type { RunChannelMessage } from "@agentq/core";
-import { runChannel } from "@agentq/queue";
+import { isRedisCluster, onChannelMessage, type RedisClient, runChannel, subscribeChannel, unsubscribeChannel } from "@agentq/queue";
 
 export type RunChannelListener = (message: RunChannelMessage) => void;
+
+/**
+ * How long `subscribe` waits for Redis to confirm a SUBSCRIBE. Default 2000 ms: past it the follower
+ * goes on (it replays from Postgres and polls) while the subscription completes in the background,
+ * so a Redis failover slows live delivery down instead of holding a WebSocket client in silence.
+ */
+const SUBSCRIBE_WAIT_MS = 2000;
 
 /**
  * One Redis subscriber connection per API instance, shared by every WebSocket and SSE client: a
  * run's channel is subscribed while at least one client follows the run.
  */
 export class RunSubscriptionHub {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
+  readonly #cluster: boolean;
   readonly #listeners = new Map<string, Set<RunChannelListener>>();
   /** The SUBSCRIBE of each channel that has listeners, settled once Redis confirmed it. */
   readonly #ready = new Map<string, Promise<void>>();
 
-  constructor(subscriber: Redis, prefix: string) {
+  constructor(subscriber: RedisClient, prefix: string) {
     this.#redis = subscriber;
     this.#prefix = prefix;
-    subscriber.on("message", (channel: string, text: string) => {
+    this.#cluster = isRedisCluster(subscriber);
+    onChannelMessage(subscriber, (channel, text) => {
       const listeners = this.#listeners.get(channel);
       if (!listeners) return;
       let message: RunChannelMessage;
@@ -31,9 +39,12 @@ export class RunSubscriptionHub {
     });
   }
 
-  /** Starts delivering the run's messages; resolves once the subscription is active in Redis. */
+  /**
+   * Starts delivering the run's messages; resolves once the subscription is active in Redis, or
+   * after SUBSCRIBE_WAIT_MS when Redis has not confirmed it yet (it goes on in the background).
+   */
   async subscribe(runId: string, listener: RunChannelListener): Promise<() => void> {
-    const channel = runChannel(this.#prefix, runId);
+    const channel = runChannel(this.#prefix, runId, this.#cluster);
     let listeners = this.#listeners.get(channel);
     if (!listeners) {
       listeners = new Set();
@@ -41,7 +52,7 @@ export class RunSubscriptionHub {
       // Every follower of the channel waits for this one SUBSCRIBE: a second follower that
       // arrived while it was in flight would otherwise replay before the channel is live and
       // learn of events published meanwhile only from its next poll.
-      const ready = this.#redis.subscribe(channel).then(() => undefined);
+      const ready = subscribeChannel(this.#redis, channel);
       this.#ready.set(channel, ready);
       ready.catch(() => undefined);
     }
@@ -53,14 +64,17 @@ export class RunSubscriptionHub {
       if (current.size === 0) {
         this.#listeners.delete(channel);
         this.#ready.delete(channel);
-        this.#redis.unsubscribe(channel).catch(() => undefined);
+        unsubscribeChannel(this.#redis, channel).catch(() => undefined);
       }
     };
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await ready;
+      await Promise.race([ready, new Promise((resolve) => (timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS)))]);
     } catch (error) {
       unsubscribe();
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
     return unsubscribe;
   }

@@ -1,5 +1,6 @@
 import { isConnectionError } from "../errors/is-connection-error.ts";
 import { redactSecrets } from "../logging/redact-secrets.ts";
+import { parseRedisUrl } from "./parse-redis-url.ts";
 
 /** What a process was starting against: used to say which setting a failure is about. */
 export interface StartupTargets {
@@ -37,7 +38,7 @@ export function describeStartupFailure(error: unknown, targets: StartupTargets):
   }
   if (code === "EADDRNOTAVAIL") return { message: `${address} is not an address of this machine: set HOST`, variables: ["HOST"] };
   const database = endpointOf(targets.databaseUrl, 5432);
-  const redis = endpointOf(targets.redisUrl, 6379);
+  const redis = redisEndpointOf(targets.redisUrl);
   if (code === "28P01" || code === "28000") {
     return {
       message: `Postgres at ${database?.label ?? "DATABASE_URL"} refused the credentials (${message}): check the user and password in DATABASE_URL`,
@@ -52,7 +53,7 @@ export function describeStartupFailure(error: unknown, targets: StartupTargets):
   }
   if (isConnectionError(error)) {
     const reached = reachedEndpoint(error);
-    if (redis && (reached === redis.endpoint || /redis/i.test(message))) {
+    if (redis && ((reached !== undefined && redis.endpoints.includes(reached)) || /redis/i.test(message))) {
       return { message: `Redis at ${redis.label} does not answer (${code ?? message}): start it, or set REDIS_URL`, variables: ["REDIS_URL"] };
     }
     if (database && (reached === database.endpoint || reached === undefined)) {
@@ -82,6 +83,25 @@ function reachedEndpoint(error: unknown): string | undefined {
   if (typeof first !== "object" || first === null || !("port" in first)) return undefined;
   const address = "address" in first && typeof first.address === "string" ? first.address : undefined;
   return address ? `${normalizeHost(address)}:${String(first.port)}` : undefined;
+}
+
+/** A Redis server's endpoint, or every seed node of a cluster (redis+cluster://a:1,b:2). */
+function redisEndpointOf(url: string | undefined): { endpoints: string[]; label: string } | undefined {
+  if (!url) return undefined;
+  let target: ReturnType<typeof parseRedisUrl>;
+  try {
+    target = parseRedisUrl(url);
+  } catch {
+    return undefined;
+  }
+  if (target.kind === "server") {
+    const server = endpointOf(url, 6379);
+    return server && { endpoints: [server.endpoint], label: server.label };
+  }
+  return {
+    endpoints: target.nodes.map((node) => `${normalizeHost(node.host)}:${node.port}`),
+    label: `the cluster nodes ${target.nodes.map((node) => `${node.host}:${node.port}`).join(",")}`,
+  };
 }
 
 function endpointOf(url: string | undefined, defaultPort: number): { endpoint: string; label: string } | undefined {

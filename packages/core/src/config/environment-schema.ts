@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { AgentqError } from "../errors/agentq-error.ts";
+import { hashTagOf, isClusterRedisUrl, parseRedisUrl, RedisUrlError } from "./parse-redis-url.ts";
 
 /**
  * The environment variables every agentq process shares (API.md, "Processes, scripts and
@@ -27,6 +28,16 @@ function urlWithProtocols(protocols: readonly string[]) {
   );
 }
 
+/** One Redis server or a cluster's node list (parse-redis-url.ts); the problem is named, never the URL. */
+const redisUrl = z.string().superRefine((value, context) => {
+  try {
+    parseRedisUrl(value);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    context.addIssue({ code: "custom", message: error.message });
+  }
+});
+
 const commaList = (fallback: string) =>
   z
     .string()
@@ -40,7 +51,7 @@ const commaList = (fallback: string) =>
 
 export const commonEnvironmentShape = {
   DATABASE_URL: urlWithProtocols(["postgresql", "postgres"]).default("postgresql://postgres@127.0.0.1:5432/agentq"),
-  REDIS_URL: urlWithProtocols(["redis", "rediss"]).default("redis://127.0.0.1:6379"),
+  REDIS_URL: redisUrl.default("redis://127.0.0.1:6379"),
   /** Optional: when unset the approval key is generated once and stored in the database. */
   APPROVAL_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   /** Relative paths are resolved against the working directory at boot. */
@@ -94,7 +105,27 @@ export interface CommonConfig {
   queuePrefix: string;
 }
 
+/**
+ * Checks the variables that only make sense together, and throws InvalidEnvironmentError naming
+ * the one to change: on a Redis Cluster, BullMQ's scripts touch several keys of a queue at once,
+ * which Redis allows only when they share a slot, so the prefix must carry a hash tag.
+ */
+function checkCombinations(environment: CommonEnvironment): void {
+  if (isClusterRedisUrl(environment.REDIS_URL) && hashTagOf(environment.QUEUE_PREFIX) === undefined) {
+    const braced = `{${environment.QUEUE_PREFIX.replace(/[{}]/g, "") || "agentq"}}`;
+    throw new InvalidEnvironmentError([
+      {
+        variable: "QUEUE_PREFIX",
+        problem:
+          `REDIS_URL names a Redis Cluster, where every queue key must hash to one slot: write the prefix in braces, ` +
+          `QUEUE_PREFIX=${braced} (every agentq process of this deployment must use the same prefix)`,
+      },
+    ]);
+  }
+}
+
 export function commonConfigFromEnvironment(environment: CommonEnvironment): CommonConfig {
+  checkCombinations(environment);
   return {
     databaseUrl: environment.DATABASE_URL,
     redisUrl: environment.REDIS_URL,

@@ -1,0 +1,210 @@
+// A private Redis Cluster for tests: 3 masters + 3 replicas of redis-server in cluster mode on free
+// loopback ports, nothing kept on disk, a temporary directory for the nodes' cluster state files,
+// and a short cluster-node-timeout so a replica takes over within a few seconds of its master's
+// death. Never the shared Redis on 6379. `stop()` kills every node and removes the directory.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Redis } from "ioredis";
+
+const run = promisify(execFile);
+
+/** Milliseconds a node may be unreachable before the cluster fails it over. Default 1000: failovers take ~2 s in tests. */
+const DEFAULT_NODE_TIMEOUT_MS = 1000;
+
+export interface ClusterNode {
+  port: number;
+  process: ChildProcess;
+}
+
+export interface TestRedisCluster {
+  /** `redis+cluster://127.0.0.1:p1,127.0.0.1:p2,...` (every master and replica). */
+  url: string;
+  nodes: ClusterNode[];
+  /** The node that is master of `key`'s slot now (CLUSTER KEYSLOT + CLUSTER NODES). */
+  masterOf(key: string): Promise<ClusterNode>;
+  /** SIGKILLs a node (a crash: no shutdown, no failover handshake). */
+  kill(node: ClusterNode): void;
+  /** Resolves once a live node other than `former` masters `key`'s slot and the cluster state is ok. */
+  waitForFailover(key: string, former: ClusterNode, timeoutMs?: number): Promise<ClusterNode>;
+  stop(): Promise<void>;
+}
+
+async function isFree(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port p where p and p + 10000 (the cluster bus port) are both free. */
+async function freeClusterPort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 25_000);
+    if (taken.has(port) || taken.has(port + 10_000)) continue;
+    if ((await isFree(port)) && (await isFree(port + 10_000))) {
+      taken.add(port);
+      taken.add(port + 10_000);
+      return port;
+    }
+  }
+  throw new Error("no free port pair for a cluster node");
+}
+
+async function probe(port: number, command: string[]): Promise<string> {
+  const { stdout } = await run("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...command], { timeout: 2000 });
+  return stdout.trim();
+}
+
+async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`redis cluster: ${what} not reached in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Masters of each slot range from `CLUSTER NODES` as seen by the node on `port`. */
+function masterPortOfSlot(clusterNodes: string, slot: number): number | undefined {
+  for (const line of clusterNodes.split("\n")) {
+    const fields = line.trim().split(" ");
+    if (fields.length < 8 || !fields[2]?.includes("master") || fields[2].includes("fail")) continue;
+    for (const range of fields.slice(8)) {
+      if (range.startsWith("[")) continue;
+      const [from, to = from] = range.split("-").map(Number);
+      if (from !== undefined && to !== undefined && slot >= from && slot <= to) return Number(fields[1]?.split(":")[1]?.split("@")[0]);
+    }
+  }
+  return undefined;
+}
+
+export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<TestRedisCluster> {
+  const directory = await mkdtemp(join(tmpdir(), "agentq-redis-cluster-"));
+  const taken = new Set<number>();
+  const nodes: ClusterNode[] = [];
+  // A test process that dies without its teardown must not leave nodes running.
+  const killOnExit = () => {
+    for (const node of nodes) node.process.kill("SIGKILL");
+  };
+  process.once("exit", killOnExit);
+  const stop = async () => {
+    process.off("exit", killOnExit);
+    for (const node of nodes) if (node.process.exitCode === null && node.process.signalCode === null) node.process.kill("SIGKILL");
+    await Promise.all(nodes.map((node) => (node.process.exitCode === null && node.process.signalCode === null ? once(node.process, "exit") : undefined)));
+    await rm(directory, { recursive: true, force: true });
+  };
+  try {
+    for (let index = 0; index < 6; index += 1) {
+      const port = await freeClusterPort(taken);
+      const child = spawn(
+        "redis-server",
+        [
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          join(directory, `nodes-${port}.conf`),
+          "--cluster-node-timeout",
+          String(options.nodeTimeoutMs ?? DEFAULT_NODE_TIMEOUT_MS),
+          "--dir",
+          directory,
+          "--save",
+          "",
+          "--appendonly",
+          "no",
+          "--maxmemory-policy",
+          "noeviction",
+          // A replica syncs at once (the default waits 5 s for more replicas) and may take over
+          // however long its link was down: a test kills a master seconds after the cluster formed.
+          "--repl-diskless-sync-delay",
+          "0",
+          "--cluster-replica-validity-factor",
+          "0",
+        ],
+        { stdio: "ignore" },
+      );
+      nodes.push({ port, process: child });
+    }
+    await Promise.all(
+      nodes.map((node) => waitFor(`node ${node.port} answering`, async () => ((await probe(node.port, ["PING"])) === "PONG" ? true : undefined), 10_000)),
+    );
+    await run("redis-cli", ["--cluster", "create", ...nodes.map((node) => `127.0.0.1:${node.port}`), "--cluster-replicas", "1", "--cluster-yes"], {
+      timeout: 30_000,
+    });
+    // Every node must agree that the cluster is whole before clients connect.
+    await Promise.all(
+      nodes.map((node) =>
+        waitFor(
+          `node ${node.port} cluster_state:ok`,
+          async () => ((await probe(node.port, ["CLUSTER", "INFO"])).includes("cluster_state:ok") ? true : undefined),
+          20_000,
+        ),
+      ),
+    );
+    // And every replica has its master's data (a replica that never synced cannot take over).
+    await Promise.all(
+      nodes.map((node) =>
+        waitFor(
+          `node ${node.port} replicating`,
+          async () => {
+            const replication = await probe(node.port, ["INFO", "replication"]);
+            return replication.includes("role:master") || replication.includes("master_link_status:up") ? true : undefined;
+          },
+          20_000,
+        ),
+      ),
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  const alive = () => nodes.filter((node) => node.process.exitCode === null && node.process.signalCode === null);
+  const masterOf = async (key: string, except?: ClusterNode): Promise<ClusterNode | undefined> => {
+    const asked = alive().find((node) => node !== except);
+    if (!asked) return undefined;
+    const slot = Number(await probe(asked.port, ["CLUSTER", "KEYSLOT", key]));
+    const port = masterPortOfSlot(await probe(asked.port, ["CLUSTER", "NODES"]), slot);
+    return nodes.find((node) => node.port === port);
+  };
+
+  return {
+    url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(",")}`,
+    nodes,
+    async masterOf(key) {
+      const master = await masterOf(key);
+      if (!master) throw new Error(`no master found for ${key}`);
+      return master;
+    },
+    kill(node) {
+      node.process.kill("SIGKILL");
+    },
+    async waitForFailover(key, former, timeoutMs = 15_000) {
+      return waitFor(
+        `a new master for ${key}`,
+        async () => {
+          const master = await masterOf(key, former);
+          if (!master || master === former || !alive().includes(master)) return undefined;
+          return (await probe(master.port, ["CLUSTER", "INFO"])).includes("cluster_state:ok") ? master : undefined;
+        },
+        timeoutMs,
+      );
+    },
+    stop,
+  };
+}
+
+/** A plain connection to one node (for assertions that need a node, not the cluster). */
+export function connectToNode(port: number): Redis {
+  return new Redis({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, lazyConnect: false });
+}
