@@ -6,7 +6,7 @@ import { sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import { selectDocumentCurrentRevision } from "../../store/statements/document-statements.ts";
 import { selectOwnEmail } from "../../store/statements/email-statements.ts";
-import { emailApprovalPreview, emailContentRevision } from "../../email/email-revision.ts";
+import { type EmailContent, emailApprovalPreview, emailContentRevision } from "../../email/email-revision.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
 import type { StepOutcome } from "../run-outcome.ts";
@@ -43,17 +43,7 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
       const targetDocumentId = request.tool.targetDocument?.(request.args) ?? null;
       const targetEmailId = request.tool.targetEmail?.(request.args) ?? null;
       const email = targetEmailId ? await emailNow(execution, targetEmailId) : undefined;
-      // A call is bound to the document it changes (its revision now), to the email it sends (its
-      // content's hash), else to the file it targets.
-      const targetRevision = targetDocumentId
-        ? await documentRevisionNow(execution, targetDocumentId)
-        : targetEmailId
-          ? email
-            ? emailContentRevision(email)
-            : null
-          : workspace && targetPath
-            ? await workspaceFileRevision(workspace.rootPath, targetPath).catch(() => null)
-            : null;
+      const targetRevision = await boundRevision(execution, { targetDocumentId, targetEmailId, email, targetPath });
       const fields = {
         id: (execution.dependencies.generateSecretId ?? generateSecretId)("apr"),
         runId: run.id,
@@ -108,6 +98,21 @@ export async function parkForApproval(execution: RunExecution, requests: readonl
   });
   await execution.flush();
   return { kind: "stop", outcome: { kind: "parked", approvalIds: records.map(({ fields }) => fields.id) } };
+}
+
+/**
+ * What an approval's target_revision binds: the revision of the document the call changes, the hash of
+ * the email it sends, else the revision of the workspace file it targets (null: none of these).
+ */
+async function boundRevision(
+  execution: RunExecution,
+  target: { targetDocumentId: string | null; targetEmailId: string | null; email: EmailContent | undefined; targetPath: string | null },
+): Promise<string | null> {
+  if (target.targetDocumentId) return documentRevisionNow(execution, target.targetDocumentId);
+  if (target.targetEmailId) return target.email ? emailContentRevision(target.email) : null;
+  const { workspace } = execution.context;
+  if (!workspace || !target.targetPath) return null;
+  return workspaceFileRevision(workspace.rootPath, target.targetPath).catch(() => null);
 }
 
 /** The run's user's email (undefined: no such email of theirs). */
