@@ -15,6 +15,7 @@ import { runRoutes } from "./routes/runs.ts";
 import { settingsRoutes } from "./routes/settings.ts";
 import { toolRoutes } from "./routes/tools.ts";
 import { userRoutes } from "./routes/users.ts";
+import { webhookRoutes } from "./routes/webhooks.ts";
 import { workspaceRoutes } from "./routes/workspaces.ts";
 
 const openApiRoutes = [
@@ -51,6 +52,7 @@ export const API_ROUTE_GROUPS: readonly ApiRouteGroup[] = [
   { tag: "settings", description: "Deployment settings (admin)", routes: settingsRoutes },
   { tag: "administration", description: "Services status and the audit log (admin)", routes: [...administrationRoutes, ...queueBoardRoutes] },
   { tag: "mcp", description: "MCP servers as tool sources (admin)", routes: mcpServerRoutes },
+  { tag: "webhooks", description: "Signed POSTs of the caller's run events", routes: webhookRoutes },
   { tag: "meta", description: "This document", routes: openApiRoutes },
 ];
 

@@ -31,6 +31,8 @@ export const workerEnvironmentSchema = z.object({
    * of every family alone take several thousand tokens.
    */
   MODEL_CONTEXT_WINDOW: positiveInteger(8192, 10_000_000),
+  /** Webhook requests in flight at once in this process. Default 16: endpoints are slow, not busy. */
+  WEBHOOK_CONCURRENCY: positiveInteger(16, 1000),
 });
 
 export interface WorkerConfig extends CommonConfig {
@@ -43,6 +45,8 @@ export interface WorkerConfig extends CommonConfig {
   defaultContextWindow: number;
   /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (send_email is not offered). */
   email: EmailConfig | null;
+  /** WEBHOOK_CONCURRENCY: webhook deliveries in flight at once. */
+  webhookConcurrency: number;
 }
 
 export function parseWorkerConfig(environment: Record<string, string | undefined>): WorkerConfig {
@@ -56,5 +60,6 @@ export function parseWorkerConfig(environment: Record<string, string | undefined
     jobLockMs: parsed.JOB_LOCK_MS,
     defaultContextWindow: parsed.MODEL_CONTEXT_WINDOW,
     email: emailConfigFromEnvironment(parsed),
+    webhookConcurrency: parsed.WEBHOOK_CONCURRENCY,
   };
 }

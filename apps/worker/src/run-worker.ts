@@ -56,6 +56,7 @@ import {
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
 import { reconcileRuns } from "./reconcile-runs.ts";
+import { startWebhookDispatcher } from "./webhook-dispatcher.ts";
 
 export interface StartRunWorkerOptions {
   config: WorkerConfig;
@@ -312,6 +313,17 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     else if (message.type === "job.stop") jobs.handleStopRequest(message.job_id);
   });
 
+  const webhooks = startWebhookDispatcher({
+    prisma,
+    connection: commands,
+    redisUrl: config.redisUrl,
+    queuePrefix: config.queuePrefix,
+    workerId,
+    deploymentSecret: approvalSecret,
+    concurrency: config.webhookConcurrency,
+    logger,
+  });
+
   const sweep = () =>
     Promise.all([
       // Runs waiting for admission whose trigger was lost (a process died between commit and admission).
@@ -346,6 +358,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       }, config.shutdownGraceMs);
       try {
         await worker.close();
+        await webhooks.close();
         await jobs.close();
         await mcp.close();
       } finally {

@@ -844,6 +844,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's webhooks */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Events of the caller's runs of the listed types are POSTed to `url` with Standard Webhooks headers, signed with the secret returned here once. The SSRF guard and `web_fetch_allow` apply, at registration and at every delivery.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook
+         * @description Its pending deliveries are dropped with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's deliveries, newest first */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workspaces": {
         parameters: {
             query?: never;
@@ -1081,6 +1139,16 @@ export interface components {
             role: components["schemas"]["UserRole"];
             /** @description the bearer token, shown once */
             token: string;
+        };
+        CreatedWebhook: {
+            created_at: string;
+            description: string | null;
+            /** @description the durable event types delivered */
+            events: string[];
+            id: string;
+            /** @description the signing secret (`whsec_…`), shown this once: verify `webhook-signature` with it */
+            secret: string;
+            url: string;
         };
         CreateEmailRequest: {
             body: string;
@@ -1853,6 +1921,60 @@ export interface components {
             /** @description the user's own daily token quota (0 = none); null: the deployment's setting */
             tokens_per_day: number | null;
             usage: components["schemas"]["UserUsage"];
+        };
+        /** @description An endpoint the caller's run events are POSTed to; its secret is shown only when it is created */
+        Webhook: {
+            created_at: string;
+            description: string | null;
+            /** @description the durable event types delivered */
+            events: string[];
+            id: string;
+            url: string;
+        };
+        WebhookDelivery: {
+            /** @description every attempt, oldest first */
+            attempt_log: {
+                attempt: number;
+                attempted_at: string;
+                duration_ms: number;
+                error: string | null;
+                status_code: number | null;
+            }[];
+            attempts: number;
+            created_at: string;
+            /** @description the event's type */
+            event: string;
+            event_seq: number;
+            /** @description the `webhook-id` header of every attempt */
+            id: string;
+            /** @description why the last attempt failed without an answer (timeout, refused) */
+            last_error: string | null;
+            /** @description the endpoint's last answer; null when it gave none */
+            last_status_code: number | null;
+            /** @description when the next attempt is due; null once it succeeded or failed */
+            next_attempt_at: string | null;
+            run_id: string;
+            /**
+             * @description `pending` (waiting for its next attempt), `delivering`, `succeeded` or `failed`
+             * @enum {string}
+             */
+            status: "pending" | "delivering" | "succeeded" | "failed";
+        };
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        WebhookRegistration: {
+            description?: string;
+            /** @description the durable event types to deliver */
+            events: ("run.queued" | "run.started" | "round.started" | "message.completed" | "tool.started" | "tool.completed" | "approval.required" | "approval.decided" | "run.resumed" | "guard.triggered" | "run.completed" | "run.failed" | "run.cancelled")[];
+            /**
+             * Format: uri
+             * @description where events are POSTed; the SSRF guard applies (`web_fetch_allow` admits private hosts)
+             */
+            url: string;
         };
         Workspace: {
             id: string;
@@ -5556,6 +5678,196 @@ export interface operations {
                 };
             };
             /** @description `not_found`: no such user, or (for a non-admin) someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every webhook, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRegistration"];
+            };
+        };
+        responses: {
+            /** @description the webhook, with its signing secret (shown only now) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `destination_not_allowed`: the URL names a private address that `web_fetch_allow` does not admit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body is larger than BODY_LIMIT */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the webhook's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description how many to return: 1-500, default 100 */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the webhook's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its latest deliveries, each with every attempt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description `invalid_request`: the input does not fit the schema (`details.field` names the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: the bearer token is missing or not valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no such resource, or it belongs to someone else */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -129,3 +129,24 @@ export { McpConnections, type McpConnectionsOptions } from "./mcp/mcp-connection
 
 // Personal data: notes, tasks, calendar events, memories (API.md "Personal data").
 export * from "./personal/index.ts";
+
+// Webhooks (API.md "Webhooks, tracing, the client and the CLI"): registrations, and one delivery attempt.
+export {
+  createWebhook,
+  listWebhookDeliveries,
+  listWebhooks,
+  removeWebhook,
+  type WebhookRegistration,
+  webhookRegistrationSchema,
+} from "./webhooks/webhook-store.ts";
+export { attemptWebhookDelivery, type WebhookAttemptOutcome, type WebhookDeliveryDependencies } from "./webhooks/attempt-webhook-delivery.ts";
+export { deriveWebhookSecretsKey } from "./webhooks/webhook-secret.ts";
+export { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from "./webhooks/webhook-retry-schedule.ts";
+export {
+  enqueueDueWebhookDeliveries,
+  markWebhookDeliveryEnqueued,
+  WEBHOOK_DELIVERY_STATUSES,
+  type WebhookDeliveryRecord,
+  type WebhookRecord,
+} from "./store/statements/webhook-statements.ts";
+export { systemHostResolver } from "./tools/web/ssrf/ssrf-guard.ts";

@@ -7,6 +7,8 @@ import { z } from "zod";
 export const JOB_CATALOG = {
   /** Execute a run from wherever Postgres says it stands. */
   "run.execute": z.object({ run_id: z.string().min(1).max(200) }).strict(),
+  /** Make the next attempt of a webhook delivery (`attempts_made` so far: a duplicate job of one attempt does nothing). */
+  "webhook.deliver": z.object({ delivery_id: z.string().min(1).max(200), attempts_made: z.number().int().min(0) }).strict(),
 } as const;
 
 export type JobName = keyof typeof JOB_CATALOG;
@@ -14,6 +16,9 @@ export type JobPayload<Name extends JobName> = z.infer<(typeof JOB_CATALOG)[Name
 
 /** The queue that carries runs. */
 export const RUN_QUEUE_NAME = "runs";
+
+/** The queue that carries webhook deliveries: apart from runs, so a slow endpoint never holds a run's slot. */
+export const WEBHOOK_QUEUE_NAME = "webhooks";
 
 export class InvalidJobError extends Error {
   constructor(name: string, problem: string) {
@@ -41,4 +46,9 @@ export function runJobId(runId: string, generation: string): string {
 /** The generation part of a run job's id: the run's last event seq and lease version when enqueued. */
 export function runGeneration(lastEventSeq: number, leaseVersion: number): string {
   return `${lastEventSeq}-${leaseVersion}`;
+}
+
+/** Deterministic job id of one attempt of a webhook delivery. */
+export function webhookJobId(deliveryId: string, attemptsMade: number): string {
+  return `webhook-${deliveryId}-${attemptsMade}`;
 }

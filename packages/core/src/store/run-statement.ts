@@ -6,6 +6,7 @@ import type { TaintSource } from "../policy/taint-sources.ts";
 import { RunStatus } from "./generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
 import { nothingAheadInChat } from "./statements/run-lease-statements.ts";
+import { webhookDeliveryInsert } from "./statements/webhook-statements.ts";
 
 /** The run row as a commit left it. */
 export interface CommittedRun {
@@ -158,6 +159,9 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
  * alone; every CTE joins its change to its run row by id. Two changes of runs of the same chat must
  * not share a statement (the chat's message count is updated once per statement): the batcher never
  * puts two of one chat's runs together, and a batch that fails is retried change by change.
+ *
+ * `hook` creates the webhook deliveries of the events appended (webhooks/*.ts): with the events, in
+ * the same transaction, so a delivery exists exactly when its event does.
  */
 const commitSql = (fileReads: boolean) => `
 WITH input AS (SELECT i.value AS c, $2::timestamptz AS now FROM jsonb_array_elements($1::jsonb) AS i(value)),
@@ -186,13 +190,17 @@ run AS (
     AND CASE WHEN input.c ? 'status_in'
       THEN r.status::text IN (SELECT jsonb_array_elements_text(input.c->'status_in'))
       ELSE r.lease_version = (input.c->>'lease_version')::int END
-  RETURNING r.id, r.chat_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
+  RETURNING r.id, r.chat_id, r.user_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
 ),
 change AS (SELECT run.*, input.c, input.now FROM run JOIN input ON input.c->>'run_id' = run.id),
 ev AS (
   INSERT INTO run_events (run_id, seq, type, data, created_at)
   SELECT change.id, change.last_event_seq - jsonb_array_length(change.c->'events') + e.ord::int, e.value->>'type', e.value->'data', change.now
   FROM change, jsonb_array_elements(change.c->'events') WITH ORDINALITY AS e(value, ord)
+),
+hook AS (
+  ${webhookDeliveryInsert(`(SELECT change.id AS run_id, change.user_id, change.last_event_seq - jsonb_array_length(change.c->'events') + 1 AS first_seq,
+    change.c->'events' AS events, change.now FROM change WHERE jsonb_array_length(change.c->'events') > 0)`)}
 ),
 chat AS (
   UPDATE chats SET message_count = chats.message_count + jsonb_array_length(change.c->'messages'), updated_at = change.now

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+import { webhookDeliveryInsert } from "./webhook-statements.ts";
 
 // Creating a run (runs/create-run.ts): the locks that serialize creation, the chat's active runs, and
 // the run with its first event in one statement. Every run starts here: all prepared.
@@ -81,6 +82,9 @@ created AS (
 queued_event AS (
   INSERT INTO run_events (run_id, seq, type, data, created_at)
   SELECT id, 1, 'run.queued', $13::jsonb, created_at FROM created
+),
+queued_hook AS (
+  ${webhookDeliveryInsert(`(SELECT id AS run_id, $4::text AS user_id, 1 AS first_seq, jsonb_build_array(jsonb_build_object('type', 'run.queued')) AS events, created_at AS now FROM created)`)}
 ),
 remembered_key AS (
   INSERT INTO idempotency_keys (user_id, key, run_id, expires_at)

@@ -1,0 +1,112 @@
+import { Worker, type Job } from "bullmq";
+import type { Logger } from "pino";
+import {
+  attemptWebhookDelivery,
+  deriveWebhookSecretsKey,
+  enqueueDueWebhookDeliveries,
+  loadSettings,
+  markWebhookDeliveryEnqueued,
+  type PrismaClient,
+  sqlPoolOf,
+  systemClock,
+  systemHostResolver,
+  type WebhookDeliveryDependencies,
+} from "@agentq/core";
+import { createRedis, parseJob, WEBHOOK_QUEUE_NAME, WebhookQueue, type RedisClient } from "@agentq/queue";
+
+export interface WebhookDispatcherOptions {
+  prisma: PrismaClient;
+  /** A command connection (shared with the worker's other producers). */
+  connection: RedisClient;
+  redisUrl: string;
+  queuePrefix: string;
+  workerId: string;
+  deploymentSecret: string;
+  /** Requests in flight at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  logger: Logger;
+  /** Endpoints get this long to answer (default 10 s). */
+  requestTimeoutMs?: number;
+}
+
+export interface WebhookDispatcher {
+  close(): Promise<void>;
+}
+
+/** How often Postgres is asked for due deliveries: new ones wait at most this long. */
+const SCAN_INTERVAL_MS = 1000;
+/**
+ * Due this long ago and still pending: its job was lost (a flushed Redis); enqueued again. Adding a job
+ * that still exists is a no-op (same job id), and a duplicate of an attempt claims nothing, so this can be short.
+ */
+const LOST_AFTER_MS = 10_000;
+const SCAN_BATCH = 200;
+/** `web_fetch_allow` is read at most this often (an admin's change applies within it). */
+const SETTINGS_TTL_MS = 5000;
+
+/**
+ * Delivers webhooks from this worker process. Deliveries are rows in Postgres, created with their
+ * events; a scan every second turns the due ones into jobs on their own queue (so a slow endpoint never
+ * takes a run's slot), a job makes one attempt, and a failed attempt that may be retried adds the next
+ * attempt's job, delayed. Postgres says what is due, so a lost job (a flushed Redis, a worker that died
+ * mid-request) is found again by the scan: delivery is at least once.
+ */
+export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { logger } = options;
+  const runner = sqlPoolOf(options.prisma);
+  const queue = new WebhookQueue({ connection: options.connection, prefix: options.queuePrefix });
+  const blocking = createRedis({ url: options.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-webhooks-${options.workerId}` });
+  blocking.on("error", (error) => logger.warn({ err: error }, "redis connection error (webhooks)"));
+
+  let allowList: { value: readonly string[]; at: number } | null = null;
+  const dependencies: WebhookDeliveryDependencies = {
+    runner,
+    secretsKey: deriveWebhookSecretsKey(options.deploymentSecret),
+    webFetchAllow: async () => {
+      if (!allowList || Date.now() - allowList.at > SETTINGS_TTL_MS)
+        allowList = { value: (await loadSettings(options.prisma)).web_fetch_allow, at: Date.now() };
+      return allowList.value;
+    },
+    resolve: systemHostResolver,
+    now: systemClock,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  };
+
+  const processJob = async (job: Job): Promise<string> => {
+    const { payload } = parseJob<"webhook.deliver">(job.name, job.data);
+    const outcome = await attemptWebhookDelivery(dependencies, { deliveryId: payload.delivery_id, attemptsMade: payload.attempts_made });
+    if (outcome.kind === "retry") {
+      await queue.schedule(payload.delivery_id, outcome.attempts, outcome.nextAttemptAt.getTime() - Date.now());
+      await markWebhookDeliveryEnqueued(runner, { deliveryId: payload.delivery_id, now: systemClock() });
+    }
+    if (outcome.kind === "failed") logger.info({ delivery_id: payload.delivery_id, reason: outcome.reason }, "webhook delivery failed for good");
+    return outcome.kind;
+  };
+  const worker = new Worker(WEBHOOK_QUEUE_NAME, processJob, { connection: blocking, prefix: options.queuePrefix, concurrency: options.concurrency });
+  worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "webhook job failed; the scan retries its delivery"));
+  worker.on("error", (error) => logger.warn({ err: error }, "webhook worker error"));
+
+  let scanning: Promise<void> = Promise.resolve();
+  let closed = false;
+  const scan = async (): Promise<void> => {
+    for (;;) {
+      const due = await enqueueDueWebhookDeliveries(runner, { now: systemClock(), lostAfterMs: LOST_AFTER_MS, limit: SCAN_BATCH });
+      await Promise.all(due.map((delivery) => queue.schedule(delivery.id, delivery.attempts)));
+      if (due.length < SCAN_BATCH || closed) return;
+    }
+  };
+  const timer = setInterval(() => {
+    scanning = scanning.then(scan).catch((error: unknown) => logger.warn({ err: error }, "webhook scan failed; it runs again in a second"));
+  }, SCAN_INTERVAL_MS);
+
+  return {
+    async close() {
+      closed = true;
+      clearInterval(timer);
+      await scanning;
+      await worker.close();
+      await queue.close().catch(() => undefined);
+      await blocking.quit().catch(() => undefined);
+    },
+  };
+}
