@@ -14,6 +14,7 @@ import { NotesPage } from "./pages/NotesPage/NotesPage.tsx";
 import { NotFoundPage } from "./pages/NotFoundPage/NotFoundPage.tsx";
 import { TasksPage } from "./pages/TasksPage/TasksPage.tsx";
 import { ToolsPage } from "./pages/ToolsPage/ToolsPage.tsx";
+import { WebhooksPage } from "./pages/WebhooksPage/WebhooksPage.tsx";
 import { WorkspacePage } from "./pages/WorkspacePage/WorkspacePage.tsx";
 import { WorkspacesPage } from "./pages/WorkspacesPage/WorkspacesPage.tsx";
 
@@ -52,6 +53,7 @@ export const router = createBrowserRouter(
         { path: "tasks", element: <TasksPage /> },
         { path: "calendar", element: <CalendarPage /> },
         { path: "memories", element: <MemoriesPage /> },
+        { path: "webhooks", element: <WebhooksPage /> },
         { path: "admin", element: <AdminPage /> },
         { path: "*", element: <NotFoundPage /> },
       ],

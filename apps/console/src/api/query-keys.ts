@@ -50,6 +50,11 @@ export const queryKeys = {
   audit: ["audit"] as const,
   /** The API's OpenAPI document (the settings' ranges come from it). */
   openapi: ["openapi"] as const,
+  webhooks: {
+    all: ["webhooks"] as const,
+    list: () => ["webhooks", "list"] as const,
+    deliveries: (webhookId: string) => ["webhooks", "deliveries", webhookId] as const,
+  },
   mcpServers: {
     all: ["mcp-servers"] as const,
     list: () => ["mcp-servers", "list"] as const,

@@ -50,6 +50,11 @@ export type McpServer = Schemas["McpServer"];
 export type McpServerRegistration = Schemas["McpServerRegistration"];
 export type McpServerTool = Schemas["McpServerTool"];
 export type Email = Schemas["Email"];
+export type Webhook = Schemas["Webhook"];
+export type CreatedWebhook = Schemas["CreatedWebhook"];
+export type WebhookRegistration = Schemas["WebhookRegistration"];
+export type WebhookEventType = WebhookRegistration["events"][number];
+export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type EmailStatus = Schemas["EmailStatus"];
 /** A durable run event (API.md "Events"): `seq` is contiguous per run, from 1. */
 export type RunEvent = Schemas["Event"];

@@ -30,6 +30,7 @@ const NAV_ITEMS: NavItem[] = [
   { to: "/tasks", label: "Tasks", icon: "tasks" },
   { to: "/calendar", label: "Calendar", icon: "calendar" },
   { to: "/memories", label: "Memories", icon: "memories" },
+  { to: "/webhooks", label: "Webhooks", icon: "webhooks" },
   { to: "/admin", label: "Admin", icon: "admin", adminOnly: true },
 ];
 

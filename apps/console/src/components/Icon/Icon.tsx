@@ -20,6 +20,7 @@ const PATHS = {
   tasks: "M4 6l2 2 3-3m-5 8l2 2 3-3m3-5h8m-8 7h8m-8 5h8",
   calendar: "M4 6h16v14H4V6zm0 4h16M8 3v5m8-5v5",
   memories: "M12 4a6 6 0 00-4 10.5V18h8v-3.5A6 6 0 0012 4zm-3 17h6",
+  webhooks: "M9.5 7.5a3 3 0 114.2 2.8L16 15m-9.2-1.5a3 3 0 104.2 3.5h6M17 18a3 3 0 10-1-5.8",
 } as const;
 
 export type IconName = keyof typeof PATHS;

@@ -11,10 +11,12 @@ export interface NewTokenNoticeProps {
   warning: ReactNode;
   token: string;
   onDone: () => void;
+  /** What the secret is called on the buttons ("token", "signing secret"). Default "token". */
+  secretName?: string;
 }
 
-/** A token just issued, shown once with a copy button: only its hash is stored. */
-export function NewTokenNotice({ title, warning, token, onDone }: NewTokenNoticeProps) {
+/** A token (or another secret) just issued, shown once with a copy button: it cannot be read again. */
+export function NewTokenNotice({ title, warning, token, onDone, secretName = "token" }: NewTokenNoticeProps) {
   const titleId = useId();
   return (
     <section className={styles.notice} aria-labelledby={titleId}>
@@ -24,10 +26,10 @@ export function NewTokenNotice({ title, warning, token, onDone }: NewTokenNotice
       <Alert tone="warning">{warning}</Alert>
       <div className={styles.tokenRow}>
         <code className={styles.token}>{token}</code>
-        <CopyButton text={token} label="Copy token" />
+        <CopyButton text={token} label={`Copy ${secretName}`} />
       </div>
       <Button size="small" variant="ghost" onClick={onDone}>
-        Done, hide the token
+        Done, hide the {secretName}
       </Button>
     </section>
   );
