@@ -204,3 +204,48 @@ describe("webhooks: signed deliveries of a user's run events", () => {
     });
   }, 60_000);
 });
+
+describe("webhooks: a worker that dies mid-delivery", () => {
+  let stack: TestStack;
+  const requests: IncomingHttpHeaders[] = [];
+  // The first request is never answered: its worker is killed while it waits.
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      requests.push(request.headers);
+      if (requests.length > 1) response.end("ok");
+    });
+  });
+
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: 0 });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    await stack?.close();
+    receiver.closeAllConnections();
+    receiver.close();
+  });
+
+  it("leaves an attempt that another worker makes again, with the same webhook-id", async () => {
+    await stack.request("PATCH", "/api/settings", { body: { web_fetch_allow: ["127.0.0.1"] } });
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const webhook = (await stack.request("POST", "/api/webhooks", { body: { url, events: ["run.completed"] } })).body;
+    const child = stack.spawnWorker({ WEBHOOK_TIMEOUT_MS: "2000" });
+    const chatId = await stack.createChat();
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text: "done" }]) });
+    await stack.waitForRun(runId);
+    await eventually("the first attempt reaches the receiver", () => requests.length === 1);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+
+    await stack.startWorker({ webhookTimeoutMs: 2000 });
+    await eventually("the attempt made again by the other worker", () => requests.length === 2, 30_000);
+    expect(requests[1]!["webhook-id"]).toBe(requests[0]!["webhook-id"]);
+    await eventually("recorded as succeeded", async () => {
+      const [delivery] = (await stack.request("GET", `/api/webhooks/${webhook.id}/deliveries`)).body.deliveries;
+      return delivery?.status === "succeeded" && delivery.attempts === 2 && delivery.last_status_code === 200;
+    });
+    expect(requests).toHaveLength(2);
+  }, 60_000);
+});

@@ -33,6 +33,8 @@ export const workerEnvironmentSchema = z.object({
   MODEL_CONTEXT_WINDOW: positiveInteger(8192, 10_000_000),
   /** Webhook requests in flight at once in this process. Default 16: endpoints are slow, not busy. */
   WEBHOOK_CONCURRENCY: positiveInteger(16, 1000),
+  /** How long a webhook endpoint has to answer an attempt. Default 10 s; longer holds a slot longer. */
+  WEBHOOK_TIMEOUT_MS: positiveInteger(10_000, 120_000),
 });
 
 export interface WorkerConfig extends CommonConfig {
@@ -47,6 +49,8 @@ export interface WorkerConfig extends CommonConfig {
   email: EmailConfig | null;
   /** WEBHOOK_CONCURRENCY: webhook deliveries in flight at once. */
   webhookConcurrency: number;
+  /** WEBHOOK_TIMEOUT_MS: how long an endpoint has to answer. */
+  webhookTimeoutMs: number;
 }
 
 export function parseWorkerConfig(environment: Record<string, string | undefined>): WorkerConfig {
@@ -61,5 +65,6 @@ export function parseWorkerConfig(environment: Record<string, string | undefined
     defaultContextWindow: parsed.MODEL_CONTEXT_WINDOW,
     email: emailConfigFromEnvironment(parsed),
     webhookConcurrency: parsed.WEBHOOK_CONCURRENCY,
+    webhookTimeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
   };
 }

@@ -321,6 +321,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     workerId,
     deploymentSecret: approvalSecret,
     concurrency: config.webhookConcurrency,
+    requestTimeoutMs: config.webhookTimeoutMs,
     logger,
   });
 

@@ -25,8 +25,8 @@ export interface WebhookDispatcherOptions {
   /** Requests in flight at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
   logger: Logger;
-  /** Endpoints get this long to answer (default 10 s). */
-  requestTimeoutMs?: number;
+  /** Endpoints get this long to answer (WEBHOOK_TIMEOUT_MS). */
+  requestTimeoutMs: number;
 }
 
 export interface WebhookDispatcher {
@@ -69,7 +69,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     },
     resolve: systemHostResolver,
     now: systemClock,
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    requestTimeoutMs: options.requestTimeoutMs,
   };
 
   const processJob = async (job: Job): Promise<string> => {

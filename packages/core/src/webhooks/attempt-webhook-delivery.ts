@@ -31,7 +31,7 @@ export type WebhookAttemptOutcome =
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 /** The claim outlives the request's timeout with a margin: past it, the attempt counts as lost with its worker. */
-const CLAIM_MARGIN_MS = 20_000;
+const CLAIM_MARGIN_MS = 5000;
 
 /**
  * Makes attempt `attemptsMade + 1` of a delivery: claims it (a duplicate job takes nothing), POSTs the
