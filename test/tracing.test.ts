@@ -296,12 +296,19 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(decided.status).toBe(202);
     expect((await waitForRunStatus(deployment, runId, ["completed", "failed", "cancelled"])).status).toBe("completed");
 
+    // The event stream takes the API token as ?token=: a span shows the parameter, never its value.
+    const stream = await fetch(`${deployment.processes.apiUrl}/api/runs/${runId}/events?after=0&token=${TEST_ADMIN_TOKEN}`);
+    expect(stream.status).toBe(200);
+    await stream.text();
+
     const ofRun = (name: string) => receiver.spans.filter((span) => span.name === name && span.attributes["agentq.run_id"] === runId);
     // Exported in batches every 100 ms: wait for the last execution's span, which ends after everything else of the run.
     await waitUntil(
       "the spans of both executions",
       () =>
-        (ofRun("agentq.run.execute").some((span) => span.attributes["agentq.outcome"] === "completed") && ofRun("agentq.approval.decide").length === 1) ||
+        (ofRun("agentq.run.execute").some((span) => span.attributes["agentq.outcome"] === "completed") &&
+          ofRun("agentq.approval.decide").length === 1 &&
+          receiver.spans.some((span) => span.kind === 2 && requestPathOf(span) === `/api/runs/${runId}/events`)) ||
         undefined,
       10_000,
     );
@@ -381,6 +388,9 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       ]),
     );
     expect([...scopesOf("agentq-worker")]).toEqual(expect.arrayContaining(["@opentelemetry/instrumentation-pg", "@opentelemetry/instrumentation-ioredis"]));
+    const streamRequest = receiver.spans.find((span) => span.kind === 2 && requestPathOf(span) === `/api/runs/${runId}/events`);
+    expect(streamRequest?.attributes["url.query"]).toBe("after=0&token=REDACTED");
+    expect(JSON.stringify(receiver.spans)).not.toContain(TEST_ADMIN_TOKEN);
     // Traces only, as JSON.
     expect(receiver.requests.length).toBeGreaterThan(0);
     for (const request of receiver.requests) expect(request).toEqual({ path: "/v1/traces", contentType: "application/json" });

@@ -27,6 +27,21 @@ const INSTRUMENTED_MODULES = ["express", "pg", "ioredis", "http", "https", "node
 /** Requests that are not work: probes and scrapes, every few seconds, would bury the traces of runs. */
 const UNTRACED_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 
+/**
+ * Query parameters whose value a server span shows as REDACTED: `token` (the WebSocket and the event
+ * stream take the API token as `?token=`), then the instrumentation's own list, which this replaces.
+ */
+const REDACTED_QUERY_PARAMETERS = [
+  "token",
+  "sig",
+  "Signature",
+  "AWSAccessKeyId",
+  "X-Goog-Signature",
+  "X-Amz-Signature",
+  "X-Amz-Credential",
+  "X-Amz-Security-Token",
+];
+
 const OFF: Tracing = { enabled: false, queueTelemetry: undefined, shutdown: async () => undefined };
 
 /**
@@ -44,15 +59,21 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
   // The ESM loader hook first, so that the imports below and the application's go through it.
   register("@opentelemetry/instrumentation/hook.mjs", import.meta.url, { data: { include: INSTRUMENTED_MODULES } });
 
-  const [{ NodeSDK }, { HttpInstrumentation }, { ExpressInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation }, { BullMQOtel }] =
-    await Promise.all([
-      import("@opentelemetry/sdk-node"),
-      import("@opentelemetry/instrumentation-http"),
-      import("@opentelemetry/instrumentation-express"),
-      import("@opentelemetry/instrumentation-pg"),
-      import("@opentelemetry/instrumentation-ioredis"),
-      import("bullmq-otel"),
-    ]);
+  const [
+    { NodeSDK },
+    { HttpInstrumentation },
+    { ExpressInstrumentation, ExpressLayerType },
+    { PgInstrumentation },
+    { IORedisInstrumentation },
+    { BullMQOtel },
+  ] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("@opentelemetry/instrumentation-http"),
+    import("@opentelemetry/instrumentation-express"),
+    import("@opentelemetry/instrumentation-pg"),
+    import("@opentelemetry/instrumentation-ioredis"),
+    import("bullmq-otel"),
+  ]);
 
   const sdk = new NodeSDK({
     serviceName: options.environment.OTEL_SERVICE_NAME?.trim() || options.serviceName,
@@ -62,8 +83,11 @@ export async function startTracing(options: StartTracingOptions): Promise<Tracin
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? "").split("?")[0] ?? ""),
+        redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS,
       }),
-      new ExpressInstrumentation(),
+      // Routers and handlers only: a span for each of the dozen middlewares every request passes
+      // (logging, JSON, auth, rate limit) would bury the route; their I/O shows as pg and ioredis spans.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE] }),
       // Only inside a trace: the lease heartbeat and the reconciler's sweeps query every second and
       // would otherwise each start a trace of their own.
       new PgInstrumentation({ requireParentSpan: true }),
