@@ -121,8 +121,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // usage and whose conversations stay under the byte bound never needs them.
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   const publisher = createRedisRunEventPublisher(eventConnection, config.queuePrefix);
-  const telemetry = options.queueTelemetry === undefined ? {} : { telemetry: options.queueTelemetry };
-  const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix, ...telemetry });
+  // No telemetry on this producer: what a worker enqueues (a chat's next run, runs admission let
+  // through, the reconciler's) belongs to no request, and each run's execution starts a trace of its
+  // own rather than nesting under whichever run's execution happened to hand it on.
+  const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });
   const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
   const sandbox = await resolveSandbox(options, logger);
   const jobs = new JobSupervisor({
@@ -302,7 +304,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     // The run's lease in Postgres, not the job lock, guards against double execution; a stalled job
     // only means "look again", so it must not be failed after one stall.
     maxStalledCount: 100,
-    ...telemetry,
+    ...(options.queueTelemetry === undefined ? {} : { telemetry: options.queueTelemetry }),
   });
   worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
