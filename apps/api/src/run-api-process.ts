@@ -24,6 +24,7 @@ export async function runApiProcess(tracing: Tracing): Promise<void> {
   }
 
   const { logger } = api.dependencies;
+  if (tracing.enabled) logger.info("exporting OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT is set)");
   let stopping = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     process.on(signal, () => {

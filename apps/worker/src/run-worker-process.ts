@@ -26,6 +26,7 @@ export async function runWorkerProcess(tracing: Tracing): Promise<void> {
     logger.fatal({ variables: failure.variables }, `the worker failed to start: ${failure.message}`);
     process.exit(1);
   }
+  if (tracing.enabled) logger.info("exporting OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT is set)");
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
