@@ -21,7 +21,8 @@ export function executeToolCall(execution: RunExecution, call: PendingCall, tool
     const result = await runTool(execution, tool, args);
     // Only a successful result brings material in: a failed read taints nothing.
     answerToolCall(execution, call, result, tool.taints && result.ok ? { taints: { detail: describeToolCall(tool, args, result) } } : {});
-    if (!result.ok) markSpanFailed(span, result.error);
+    // Not the error's text: a tool's error can quote what it read, and spans carry no run content.
+    if (!result.ok) markSpanFailed(span, "the tool returned an error");
     return result.ok ? "ok" : "error";
   });
 }
