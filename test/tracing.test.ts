@@ -169,7 +169,7 @@ class AgentqProcesses {
           if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}):\n${this.output.join("")}`);
           return seen.includes(message) || undefined;
         },
-        30_000,
+        45_000,
       );
     } finally {
       child.stdout.off("data", listener);
@@ -257,28 +257,30 @@ function requestPathOf(span: ReceivedSpan): string {
 /** Packages a process with tracing on loads, and one with tracing off must not. */
 const SDK_MODULES = /node_modules\/(@opentelemetry\/(sdk-|exporter-|instrumentation)|import-in-the-middle|bullmq-otel)/;
 
+const receiver = new OtlpReceiver();
+/** With tracing (exporting to the receiver) and without: both started at once, most of their start being tsx's. */
+let traced: Deployment;
+let untraced: Deployment;
+
+beforeAll(async () => {
+  const endpoint = await receiver.start();
+  [traced, untraced] = await Promise.all([
+    startDeployment({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "100" }),
+    // The other OTEL_* variables alone turn nothing on.
+    startDeployment({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "untraced" }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([traced?.close(), untraced?.close()]);
+  await receiver.close();
+});
+
 describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
-  const receiver = new OtlpReceiver();
-  let deployment: Deployment;
-
-  beforeAll(async () => {
-    const endpoint = await receiver.start();
-    deployment = await startDeployment({
-      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_BSP_SCHEDULE_DELAY: "100",
-    });
-  });
-  afterAll(async () => {
-    await deployment?.close();
-    await receiver.close();
-  });
-
   it("the request that creates a run and the one that approves it each share a trace with the worker's execution; the run's spans carry agentq.run_id", async () => {
-    const workspace = await api(deployment, "POST", "/api/workspaces", { name: "traced" });
+    const workspace = await api(traced, "POST", "/api/workspaces", { name: "traced" });
     expect(workspace.status).toBe(201);
-    expect((await api(deployment, "PUT", `/api/workspaces/${workspace.body.id}/files/notes.md`, { content: "build notes\n" })).status).toBe(200);
-    const chat = await api(deployment, "POST", "/api/chats", { workspace_id: workspace.body.id });
+    expect((await api(traced, "PUT", `/api/workspaces/${workspace.body.id}/files/notes.md`, { content: "build notes\n" })).status).toBe(200);
+    const chat = await api(traced, "POST", "/api/chats", { workspace_id: workspace.body.id });
     const chatId: string = chat.body.id;
     // Round 1 reads a file (the run is tainted), round 2's write pauses for approval, round 3 answers.
     const input = scenarioInput([
@@ -286,18 +288,18 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
       { tool: "write_file", args: { path: "out.txt", content: "written" } },
       { text: "all done" },
     ]);
-    const started = await api(deployment, "POST", `/api/chats/${chatId}/runs`, { model: "fake-model", input });
+    const started = await api(traced, "POST", `/api/chats/${chatId}/runs`, { model: "fake-model", input });
     expect(started.status).toBe(202);
     const runId: string = started.body.id;
-    const parked = await waitForRunStatus(deployment, runId, ["awaiting_approval", "completed", "failed", "cancelled"]);
+    const parked = await waitForRunStatus(traced, runId, ["awaiting_approval", "completed", "failed", "cancelled"]);
     expect(parked.status).toBe("awaiting_approval");
     const approvalId: string = parked.pending_approvals[0].id;
-    const decided = await api(deployment, "POST", "/api/approvals", { tool_approval_id: approvalId, tool_approval_decision: "allow_task" });
+    const decided = await api(traced, "POST", "/api/approvals", { tool_approval_id: approvalId, tool_approval_decision: "allow_task" });
     expect(decided.status).toBe(202);
-    expect((await waitForRunStatus(deployment, runId, ["completed", "failed", "cancelled"])).status).toBe("completed");
+    expect((await waitForRunStatus(traced, runId, ["completed", "failed", "cancelled"])).status).toBe("completed");
 
     // The event stream takes the API token as ?token=: a span shows the parameter, never its value.
-    const stream = await fetch(`${deployment.processes.apiUrl}/api/runs/${runId}/events?after=0&token=${TEST_ADMIN_TOKEN}`);
+    const stream = await fetch(`${traced.processes.apiUrl}/api/runs/${runId}/events?after=0&token=${TEST_ADMIN_TOKEN}`);
     expect(stream.status).toBe(200);
     await stream.text();
 
@@ -395,27 +397,17 @@ describe("tracing with OTEL_EXPORTER_OTLP_ENDPOINT set", () => {
     expect(receiver.requests.length).toBeGreaterThan(0);
     for (const request of receiver.requests) expect(request).toEqual({ path: "/v1/traces", contentType: "application/json" });
     // The module record below means something: with tracing on, it shows the SDK.
-    expect(await readFile(deployment.processes.moduleRecords.api, "utf8")).toMatch(SDK_MODULES);
+    expect(await readFile(traced.processes.moduleRecords.api, "utf8")).toMatch(SDK_MODULES);
   });
 });
 
 describe("tracing without OTEL_EXPORTER_OTLP_ENDPOINT", () => {
-  let deployment: Deployment;
-
-  beforeAll(async () => {
-    // The other OTEL_* variables alone turn nothing on.
-    deployment = await startDeployment({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_SERVICE_NAME: "untraced" });
-  });
-  afterAll(async () => {
-    await deployment?.close();
-  });
-
   it("the API and the worker run a run without loading the OpenTelemetry SDK, its instrumentations or BullMQ's telemetry", async () => {
-    const chat = await api(deployment, "POST", "/api/chats", {});
-    const started = await api(deployment, "POST", `/api/chats/${chat.body.id}/runs`, { model: "fake-model", input: scenarioInput([{ text: "hello" }]) });
+    const chat = await api(untraced, "POST", "/api/chats", {});
+    const started = await api(untraced, "POST", `/api/chats/${chat.body.id}/runs`, { model: "fake-model", input: scenarioInput([{ text: "hello" }]) });
     expect(started.status).toBe(202);
-    expect((await waitForRunStatus(deployment, started.body.id, ["completed", "failed", "cancelled"])).status).toBe("completed");
-    for (const record of [deployment.processes.moduleRecords.api, deployment.processes.moduleRecords.worker]) {
+    expect((await waitForRunStatus(untraced, started.body.id, ["completed", "failed", "cancelled"])).status).toBe("completed");
+    for (const record of [untraced.processes.moduleRecords.api, untraced.processes.moduleRecords.worker]) {
       const modules = (await readFile(record, "utf8")).split("\n");
       // The record is complete: it has the application's modules and the API of agentq's own spans.
       expect(modules.some((url) => url.includes("/packages/core/src/runs/loop/execute-run.ts"))).toBe(true);
