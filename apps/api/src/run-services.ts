@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { Queue, Telemetry } from "bullmq";
 import {
   buildToolEnvironment,
   createAgentqTools,
@@ -56,13 +56,25 @@ export interface RunServices {
   close(): Promise<void>;
 }
 
-export async function createRunServices(input: { config: ApiConfig; prisma: PrismaClient; logger: Logger }): Promise<RunServices> {
+export interface CreateRunServicesInput {
+  config: ApiConfig;
+  prisma: PrismaClient;
+  logger: Logger;
+  /** BullMQ's telemetry when the process traces (@agentq/tracing): run jobs carry the request's trace. Default none. */
+  queueTelemetry?: Telemetry;
+}
+
+export async function createRunServices(input: CreateRunServicesInput): Promise<RunServices> {
   const { config, prisma, logger } = input;
   // Fail fast: an enqueue while Redis is down must not hang the request.
   const queueConnection = createRedis({ url: config.redisUrl, maxRetriesPerRequest: 1, connectionName: "agentq-api-queue" });
   const subscriber = createRedis({ url: config.redisUrl, maxRetriesPerRequest: null, connectionName: "agentq-api-subscriber", shardedSubscriber: true });
   for (const connection of [queueConnection, subscriber]) connection.on("error", () => undefined);
-  const runQueue = new RunQueue({ connection: queueConnection, prefix: config.queuePrefix });
+  const runQueue = new RunQueue({
+    connection: queueConnection,
+    prefix: config.queuePrefix,
+    ...(input.queueTelemetry === undefined ? {} : { telemetry: input.queueTelemetry }),
+  });
   runQueue.queue.on("error", () => undefined);
   const publisher: RunEventPublisher = createRedisRunEventPublisher(queueConnection, config.queuePrefix);
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);

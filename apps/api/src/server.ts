@@ -1,5 +1,6 @@
 import { createServer, STATUS_CODES, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import type { Telemetry } from "bullmq";
 import type { DestinationStream } from "pino";
 import { bootstrapAdmin, createLogger, createPrismaClient } from "@agentq/core";
 import { logEvictionPolicy } from "@agentq/queue";
@@ -15,6 +16,8 @@ import { BackgroundWork } from "./background-work.ts";
 export interface StartApiServerOverrides extends Partial<ApiDependencies> {
   /** Where log lines go when no `logger` is given. Default stdout. */
   logDestination?: DestinationStream;
+  /** BullMQ's telemetry when the process traces (main.ts, @agentq/tracing); unused when `runs` is given. Default none. */
+  queueTelemetry?: Telemetry;
 }
 
 export interface ApiServer {
@@ -72,7 +75,9 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
   const redis = overrides.redis ?? createRedisConnection(config.redisUrl, logger);
   let runs: ApiDependencies["runs"];
   try {
-    runs = overrides.runs ?? (await createRunServices({ config, prisma, logger }));
+    runs =
+      overrides.runs ??
+      (await createRunServices({ config, prisma, logger, ...(overrides.queueTelemetry === undefined ? {} : { queueTelemetry: overrides.queueTelemetry }) }));
   } catch (error) {
     if (overrides.prisma === undefined) await prisma.$disconnect();
     if (overrides.redis === undefined) await closeRedisConnection(redis);

@@ -1,40 +1,7 @@
-import { createLogger, describeStartupFailure } from "@agentq/core";
-import { parseWorkerConfig, type WorkerConfig } from "./config.ts";
-import { type RunWorker, startRunWorker } from "./run-worker.ts";
+// `npm run start:worker`. Tracing starts before the worker is imported: its instrumentations patch
+// pg and ioredis as they load (and it loads nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set).
+import { startTracing } from "@agentq/tracing";
 
-/** `npm run start:worker`: one worker process. SIGTERM/SIGINT stop it gracefully. */
-async function main(): Promise<void> {
-  let config: WorkerConfig;
-  try {
-    config = parseWorkerConfig(process.env);
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-  const logger = createLogger({ level: config.logLevel, name: "agentq-worker" });
-  let worker: RunWorker;
-  try {
-    worker = await startRunWorker({ config, logger, processEnvironment: process.env });
-  } catch (error) {
-    const failure = describeStartupFailure(error, config);
-    logger.fatal({ variables: failure.variables }, `the worker failed to start: ${failure.message}`);
-    process.exit(1);
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping worker: runs in progress are handed back at their next committed point");
-    worker.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, "worker did not stop cleanly");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
-}
-
-await main();
+const tracing = await startTracing({ serviceName: "agentq-worker", environment: process.env });
+const { runWorkerProcess } = await import("./run-worker-process.ts");
+await runWorkerProcess(tracing);

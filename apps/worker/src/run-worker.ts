@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { DelayedError, Worker, type Job } from "bullmq";
+import { DelayedError, Worker, type Job, type Telemetry } from "bullmq";
 import type { Logger } from "pino";
 import {
   acquireRun,
@@ -70,6 +70,11 @@ export interface StartRunWorkerOptions {
    * one PROCESS_SANDBOX names, probed at start (bubblewrap unless `off`).
    */
   sandbox?: ProcessSandbox | null;
+  /**
+   * BullMQ's telemetry when the process traces (main.ts, @agentq/tracing): a job's execution continues
+   * the trace of the request that enqueued it. Default none.
+   */
+  queueTelemetry?: Telemetry;
 }
 
 export interface RunWorker {
@@ -117,6 +122,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // usage and whose conversations stay under the byte bound never needs them.
   const approvalSecret = await resolveApprovalSecret(prisma, config.approvalSecret);
   const publisher = createRedisRunEventPublisher(eventConnection, config.queuePrefix);
+  // No telemetry on this producer: what a worker enqueues (a chat's next run, runs admission let
+  // through, the reconciler's) belongs to no request, and each run's execution starts a trace of its
+  // own rather than nesting under whichever run's execution happened to hand it on.
   const runQueue = new RunQueue({ connection: commands, prefix: config.queuePrefix });
   const toolEnvironment = buildToolEnvironment(options.processEnvironment, config.toolEnvAllow);
   const sandbox = await resolveSandbox(options, logger);
@@ -297,6 +305,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     // The run's lease in Postgres, not the job lock, guards against double execution; a stalled job
     // only means "look again", so it must not be failed after one stall.
     maxStalledCount: 100,
+    ...(options.queueTelemetry === undefined ? {} : { telemetry: options.queueTelemetry }),
   });
   worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));

@@ -1,4 +1,4 @@
-import { Queue } from "bullmq";
+import { Queue, type Telemetry } from "bullmq";
 import type { QueueCounts, RunGeneration } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
 import { JOB_CATALOG, RUN_QUEUE_NAME, runGeneration, runJobId } from "./job-catalog.ts";
@@ -7,6 +7,11 @@ export interface RunQueueOptions {
   /** A request-path connection (fail fast) for the API; one that waits for the workers. */
   connection: RedisClient;
   prefix: string;
+  /**
+   * BullMQ's telemetry (bullmq-otel) when the process traces: a job then carries the trace context of
+   * the request that enqueued it, and the worker's execution continues that trace. Default none.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Job options of every run job. Completed jobs are removed (state is in Postgres); a few failed ones are kept to look at. */
@@ -31,7 +36,11 @@ export class RunQueue {
   readonly queue: Queue;
 
   constructor(options: RunQueueOptions) {
-    this.queue = new Queue(RUN_QUEUE_NAME, { connection: options.connection, prefix: options.prefix });
+    this.queue = new Queue(RUN_QUEUE_NAME, {
+      connection: options.connection,
+      prefix: options.prefix,
+      ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+    });
   }
 
   /**

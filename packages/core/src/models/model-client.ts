@@ -37,6 +37,11 @@ export interface ModelRequest {
   inactivityTimeoutMs: number;
   /** Live text as it streams (not durable). */
   onTextDelta?: (text: string) => void;
+  /**
+   * Called when the first text or tool-call fragment arrives (time to first token, on the model call's
+   * span); may be called again by a retried attempt. Optional for a provider: text deltas stand in.
+   */
+  onFirstToken?: () => void;
 }
 
 export interface ModelResponse {

@@ -3,6 +3,8 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
+import { inSpan } from "../telemetry/in-span.ts";
+import { SpanName, TraceAttribute } from "../telemetry/trace-attributes.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { createRun, type CreateRunInput, type CreateRunResult } from "./create-run.ts";
@@ -41,14 +43,19 @@ export interface RunCommandDependencies {
  * through (nothing ahead in its chat, the user under max_active_runs). A queue that cannot take the run rejects after the commit: the run is kept, queued, and
  * the reconciler hands it on later.
  */
-export async function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
-  const { afterCommit } = dependencies;
-  const result = await createRun(dependencies, input);
-  for (const { runId, events } of result.events) afterCommit.publish(runId, events);
-  for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
-  // Admitted in the creating transaction (the new run, and older ones of the user it found room for).
-  for (const run of result.admitted) await afterCommit.schedule(run.id, run.generation);
-  return result;
+export function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
+  // The span is active while the run is enqueued: the job carries its context, and the worker's
+  // execution continues this trace.
+  return inSpan(SpanName.runStart, { [TraceAttribute.chatId]: input.chatId }, async (span) => {
+    const { afterCommit } = dependencies;
+    const result = await createRun(dependencies, input);
+    span.setAttribute(TraceAttribute.runId, result.runId);
+    for (const { runId, events } of result.events) afterCommit.publish(runId, events);
+    for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
+    // Admitted in the creating transaction (the new run, and older ones of the user it found room for).
+    for (const run of result.admitted) await afterCommit.schedule(run.id, run.generation);
+    return result;
+  });
 }
 
 /**
@@ -87,13 +94,18 @@ export async function decideRunApproval(
   dependencies: RunCommandDependencies & { approvalSecret: string; tools: { get(name: string): ToolDefinition | undefined } },
   input: DecideApprovalInput,
 ): Promise<DecideApprovalResult> {
-  const { afterCommit } = dependencies;
-  const result = await decideApproval(dependencies, input);
-  afterCommit.publish(result.runId, result.events);
-  if (result.resume) {
-    await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {
-      dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");
-    });
-  }
-  return result;
+  const attributes = { [TraceAttribute.approvalId]: input.approvalId, [TraceAttribute.approvalDecision]: input.decision };
+  // Active while the resumed run is enqueued: its execution continues this trace.
+  return inSpan(SpanName.approvalDecide, attributes, async (span) => {
+    const { afterCommit } = dependencies;
+    const result = await decideApproval(dependencies, input);
+    span.setAttributes({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null });
+    afterCommit.publish(result.runId, result.events);
+    if (result.resume) {
+      await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {
+        dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");
+      });
+    }
+    return result;
+  });
 }

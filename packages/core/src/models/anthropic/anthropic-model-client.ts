@@ -62,8 +62,13 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions)
     try {
       const stream = await (await loadSdk()).messages.create(params, sdkRequestOptions(watchdog, request.inactivityTimeoutMs));
       watchdog.touch();
+      let sawToken = false;
       for await (const event of stream) {
         watchdog.touch();
+        if (!sawToken && (event.type === "content_block_start" || event.type === "content_block_delta")) {
+          sawToken = true;
+          request.onFirstToken?.();
+        }
         switch (event.type) {
           case "message_start": {
             const usage = event.message.usage;

@@ -60,6 +60,7 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
     let finishReason: string | null = null;
     let usage: ModelUsage | undefined;
     let chunks = 0;
+    let sawToken = false;
     const toolCalls = new OpenAIToolCallAccumulator(generateCallId);
     try {
       for await (const chunk of transport.stream(body, watchdog.signal)) {
@@ -69,6 +70,10 @@ export function createOpenAIModelClient(options: OpenAIModelClientOptions): Mode
         const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
         if (!choice) continue;
         const content = choice.delta?.content;
+        if (!sawToken && ((typeof content === "string" && content.length > 0) || (choice.delta?.tool_calls?.length ?? 0) > 0)) {
+          sawToken = true;
+          request.onFirstToken?.();
+        }
         if (typeof content === "string" && content.length > 0) {
           text += content;
           request.onTextDelta?.(content);

@@ -1,3 +1,6 @@
+import type { Span } from "@opentelemetry/api";
+import { inSpan, markSpanFailed } from "../../telemetry/in-span.ts";
+import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import { loadRunContext } from "../load-run-context.ts";
 import { LeaseLostError } from "../run-errors.ts";
 import { releaseLease } from "../run-lease.ts";
@@ -16,8 +19,19 @@ export type { ExecuteRunInput };
  * so any worker can continue from any point: first the calls a previous execution left open, then
  * rounds until the model answers without calls.
  */
-export async function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunInput): Promise<RunOutcome> {
+export function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunInput): Promise<RunOutcome> {
+  const attributes = { [TraceAttribute.runId]: input.lease.runId, [TraceAttribute.resumed]: input.lease.resumed };
+  return inSpan(SpanName.runExecute, attributes, async (span) => {
+    const outcome = await executeRunSteps(dependencies, input, span);
+    span.setAttribute(TraceAttribute.outcome, outcome.kind);
+    if (outcome.kind === "failed") markSpanFailed(span, `${outcome.error.code}: ${outcome.error.message}`);
+    return outcome;
+  });
+}
+
+async function executeRunSteps(dependencies: RunLoopDependencies, input: ExecuteRunInput, span: Span): Promise<RunOutcome> {
   const context = input.context ?? (await loadRunContext(dependencies.prisma, input.lease.runId));
+  span.setAttributes({ [TraceAttribute.chatId]: context.run.chatId, [TraceAttribute.genAiRequestModel]: context.run.model });
   const execution = new RunExecution(dependencies, input, context);
   try {
     stageStart(execution);

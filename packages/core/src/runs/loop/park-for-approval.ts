@@ -1,4 +1,6 @@
 import { generateSecretId } from "../../ids.ts";
+import { inSpan } from "../../telemetry/in-span.ts";
+import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import { POLICY_VERSION, hashArguments, sealApproval } from "../../policy/approval-seal.ts";
 import type { PauseReason } from "../../policy/decide-tool-call.ts";
 import type { TaintSource } from "../../policy/taint-sources.ts";
@@ -33,7 +35,21 @@ export interface ParkOptions {
  * record binds the revision of the file the call targets, so a decision can tell if it changed, and
  * names the calls that tainted the run (not sealed: it explains the pause, it decides nothing).
  */
-export async function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[], options: ParkOptions): Promise<StepOutcome> {
+export function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[], options: ParkOptions): Promise<StepOutcome> {
+  const attributes = {
+    [TraceAttribute.runId]: execution.context.run.id,
+    [TraceAttribute.approvalTools]: requests.map((request) => request.call.name),
+    [TraceAttribute.approvalReasons]: requests.map((request) => request.reason),
+  };
+  return inSpan(SpanName.approvalPause, attributes, async (span) => {
+    const step = await writeApprovalsAndPark(execution, requests, options);
+    if (step.kind === "stop" && step.outcome !== "cancel" && step.outcome.kind === "parked")
+      span.setAttribute(TraceAttribute.approvalIds, step.outcome.approvalIds);
+    return step;
+  });
+}
+
+async function writeApprovalsAndPark(execution: RunExecution, requests: readonly ApprovalRequest[], options: ParkOptions): Promise<StepOutcome> {
   const { run, workspace, settings } = execution.context;
   const now = execution.dependencies.clock();
   const expiresAt = new Date(now.getTime() + settings.approval_ttl_seconds * 1000);

@@ -1,9 +1,14 @@
+import type { Span } from "@opentelemetry/api";
+import { inSpan, markSpanFailed } from "../../telemetry/in-span.ts";
+import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import type { ModelClient, ModelMessage, ModelResponse, ModelToolSchema } from "../../models/model-client.ts";
 import { StreamTimeoutError } from "../../models/model-errors.ts";
 import { createDeltaBuffer } from "../delta-buffer.ts";
 import { abortReasonOf } from "../run-abort.ts";
 
 export interface RequestModelInput {
+  /** The run the request is for (its span's agentq.run_id). */
+  runId: string;
   client: ModelClient;
   model: string;
   messages: ModelMessage[];
@@ -23,8 +28,33 @@ export type ModelRequestResult =
   | { kind: "failed"; error: unknown };
 
 /** Streams one model response, publishing text deltas live; a failure is returned, not thrown. */
-export async function requestModel(input: RequestModelInput): Promise<ModelRequestResult> {
+export function requestModel(input: RequestModelInput): Promise<ModelRequestResult> {
+  const attributes = { [TraceAttribute.runId]: input.runId, [TraceAttribute.genAiOperation]: "chat", [TraceAttribute.genAiRequestModel]: input.model };
+  return inSpan(SpanName.modelCall, attributes, async (span) => {
+    const result = await streamResponse(input, span);
+    if (result.kind === "answered") {
+      const { usage, finishReason } = result.response;
+      span.setAttributes({
+        [TraceAttribute.genAiInputTokens]: usage.inputTokens,
+        [TraceAttribute.genAiOutputTokens]: usage.outputTokens,
+        [TraceAttribute.genAiFinishReasons]: [finishReason],
+      });
+    } else {
+      markSpanFailed(span, result.kind === "failed" ? String(result.error instanceof Error ? result.error.message : result.error) : result.kind);
+    }
+    return result;
+  });
+}
+
+async function streamResponse(input: RequestModelInput, span: Span): Promise<ModelRequestResult> {
   const deltas = createDeltaBuffer(input.publishDelta, input.deltaFlushMs);
+  const startedAt = performance.now();
+  let firstTokenSeen = false;
+  const onFirstToken = () => {
+    if (firstTokenSeen) return;
+    firstTokenSeen = true;
+    span.setAttribute(TraceAttribute.modelTimeToFirstTokenMs, Math.round(performance.now() - startedAt));
+  };
   try {
     const response = await input.client.complete({
       model: input.model,
@@ -32,7 +62,12 @@ export async function requestModel(input: RequestModelInput): Promise<ModelReque
       tools: input.tools,
       signal: input.signal,
       inactivityTimeoutMs: input.inactivityTimeoutMs,
-      onTextDelta: deltas.push,
+      onTextDelta: (text) => {
+        // A provider that does not report its first token: the first text stands in.
+        onFirstToken();
+        deltas.push(text);
+      },
+      onFirstToken,
     });
     return { kind: "answered", response };
   } catch (error) {

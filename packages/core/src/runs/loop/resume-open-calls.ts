@@ -9,6 +9,7 @@ import { documentRevisionNow, emailRevisionNow, reparkForApproval } from "./park
 import { argumentsTextOf, type PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
+import { type ToolCallOutcome, traceToolCall } from "./trace-tool-call.ts";
 
 const OUTCOME_UNKNOWN = "outcome unknown: the worker executing this call stopped before recording its result; check the current state before repeating it";
 
@@ -33,18 +34,18 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
         if (tool && isReadOnlyTool(tool)) {
           const parsed = parseToolArguments(tool, call.argumentsText);
           if (parsed.ok) await executeToolCall(execution, call, tool, parsed.args);
-          else answerToolCall(execution, call, { ok: false, error: parsed.error });
+          else await answerWithoutRunning(execution, call, "refused", parsed.error);
         } else {
-          answerToolCall(execution, call, { ok: false, error: OUTCOME_UNKNOWN });
+          await answerWithoutRunning(execution, call, "outcome_unknown", OUTCOME_UNKNOWN);
         }
         break;
       case "awaiting_approval": {
         const approval = open.approval;
         if (!approval || approval.status === "pending") return reparkForApproval(execution);
         if (approval.status === "denied") {
-          answerToolCall(execution, call, { ok: false, error: "the user denied this call" });
+          await answerWithoutRunning(execution, call, "denied", "the user denied this call");
         } else if (approval.status === "cancelled") {
-          answerToolCall(execution, call, { ok: false, error: "not executed: its approval was withdrawn" });
+          await answerWithoutRunning(execution, call, "withdrawn", "not executed: its approval was withdrawn");
         } else {
           const check = await checkApprovedCall({
             toolName: call.name,
@@ -57,7 +58,7 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
             emailRevision: (emailId) => emailRevisionNow(execution, emailId),
           });
           if (check.kind === "execute") await executeToolCall(execution, call, check.tool, check.args);
-          else answerToolCall(execution, call, { ok: false, error: check.error });
+          else await answerWithoutRunning(execution, call, "refused", check.error);
         }
         break;
       }
@@ -71,6 +72,14 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
     // The sources that had entered when the calls' round began (calls resumed above may have added more).
     taintedBy: run.taintedBy.slice(0, roundTaintSources ?? undefined),
     sentTools: roundTools,
+  });
+}
+
+/** Answers an open call with a tool error for the model, under its tool-call span. */
+function answerWithoutRunning(execution: RunExecution, call: PendingCall, outcome: ToolCallOutcome, error: string): Promise<void> {
+  return traceToolCall(execution, call, [], () => {
+    answerToolCall(execution, call, { ok: false, error });
+    return outcome;
   });
 }
 

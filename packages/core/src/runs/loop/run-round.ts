@@ -1,3 +1,6 @@
+import type { Span } from "@opentelemetry/api";
+import { inSpan } from "../../telemetry/in-span.ts";
+import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import { detectPromisedAction, PROMISED_ACTION_NUDGE } from "../guards/promised-action.ts";
 import { runErrorOf } from "../run-error.ts";
 import type { ModelResolver } from "../run-loop-dependencies.ts";
@@ -11,7 +14,11 @@ import type { RunExecution } from "./run-execution.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
 
 /** One model request and what follows from its answer: the next round, the run's end, or a stop. */
-export async function runRound(execution: RunExecution): Promise<StepOutcome> {
+export function runRound(execution: RunExecution): Promise<StepOutcome> {
+  return inSpan(SpanName.round, { [TraceAttribute.runId]: execution.context.run.id }, (span) => runRoundSteps(execution, span));
+}
+
+async function runRoundSteps(execution: RunExecution, span: Span): Promise<StepOutcome> {
   const interruption = execution.interruption();
   if (interruption) return { kind: "stop", outcome: interruption };
   const { context, dependencies } = execution;
@@ -36,6 +43,7 @@ export async function runRound(execution: RunExecution): Promise<StepOutcome> {
   });
   if (prepared.kind === "failed") return { kind: "stop", outcome: await finishExecution(execution, "failed", prepared) };
 
+  span.setAttribute(TraceAttribute.round, prepared.round);
   execution.loopState = prepared.loopState;
   execution.stage((change) => {
     change.increments.rounds += 1;
@@ -46,6 +54,7 @@ export async function runRound(execution: RunExecution): Promise<StepOutcome> {
   run.rounds = prepared.round;
 
   const requested = await requestModel({
+    runId: run.id,
     client: resolved.client,
     model: resolved.model,
     messages: prepared.messages,

@@ -6,6 +6,7 @@ import { handleToolCall } from "./handle-tool-call.ts";
 import { type ApprovalRequest, parkForApproval } from "./park-for-approval.ts";
 import type { PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
+import { traceToolCall } from "./trace-tool-call.ts";
 
 export interface RunToolCallsOptions {
   /** Whether the run was tainted when the model emitted the calls (their round's start). */
@@ -40,10 +41,14 @@ export async function runToolCalls(execution: RunExecution, calls: readonly Pend
     const { action } = handled;
     switch (action.kind) {
       case "refuse":
-        answerToolCall(execution, call, { ok: false, error: action.error }, { events: action.events });
+        await traceToolCall(execution, call, [], () => {
+          answerToolCall(execution, call, { ok: false, error: action.error }, { events: action.events });
+          return "refused";
+        });
         break;
       case "needs_approval":
         approvals.push({ call, tool: action.tool, args: action.args, effects: action.effects, reason: action.reason });
+        await traceToolCall(execution, call, action.effects, () => "awaiting_approval");
         break;
       case "execute":
         await executeToolCall(execution, call, action.tool, action.args);
