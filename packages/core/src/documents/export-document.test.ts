@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { exportDocument, exportFileName, renderDocumentHtml } from "./export-document.ts";
+import { exportDocument, exportFileName } from "./export-document.ts";
+import { renderDocumentHtml } from "./render-document-html.ts";
 
 describe("document export", () => {
   it("escapes raw HTML and refuses javascript: links in HTML", () => {

@@ -3,3 +3,4 @@
 export { type FakeProviderServer, startFakeProviderServer } from "./fake-provider-server.ts";
 export { scenarioInput, scenarioResponder } from "./scenario-responder.ts";
 export { ScriptedModel, type ScriptedResponder, type ScriptedStep } from "./scripted-model.ts";
+export { largeMarkdownDocument } from "./large-markdown-document.ts";
