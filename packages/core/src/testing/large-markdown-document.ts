@@ -19,14 +19,14 @@ const SECTION_TEMPLATES: readonly ((index: number) => string)[] = [
     "***Bold italic*** text and ~~struck~~ words close it.\n\n---\n\n",
 ];
 
-/** Realistic Markdown of at least `minimumCharacters`: headings, paragraphs, lists, quotes, code, links, non-Latin text. */
-export function largeMarkdownDocument(minimumCharacters: number): string {
+/** Realistic Markdown of at least `minimumBytes` in UTF-8: headings, paragraphs, lists, quotes, code, links, non-Latin text. */
+export function largeMarkdownDocument(minimumBytes: number): string {
   const sections: string[] = ["# Large document\n\nFIRST-PARAGRAPH-MARKER opens the document.\n\n"];
-  let length = sections[0]?.length ?? 0;
-  for (let index = 0; length < minimumCharacters; index += 1) {
+  let bytes = Buffer.byteLength(sections.join(""));
+  for (let index = 0; bytes < minimumBytes; index += 1) {
     const section = SECTION_TEMPLATES[index % SECTION_TEMPLATES.length]?.(index) ?? "";
     sections.push(section);
-    length += section.length;
+    bytes += Buffer.byteLength(section);
   }
   sections.push("The LAST-PARAGRAPH-MARKER closes the document.\n");
   return sections.join("");
