@@ -18,6 +18,8 @@ const CODE_COLOR = "0.15 g";
 const CODE_BACKGROUND = "0.95 g";
 const RULE_COLOR = "0.7 g";
 const LIST_INDENT = 20;
+/** Narrower columns than this would cut most words letter by letter. */
+const MINIMUM_COLUMN_WIDTH = 40;
 const QUOTE_INDENT = 14;
 /** Nesting stops indenting past this share of the width, so deep lists keep room for words. */
 const MAXIMUM_INDENT_SHARE = 0.5;
@@ -268,6 +270,17 @@ class MarkdownPdfRenderer {
     const columns = Math.max(1, ...table.rows.map((row) => row.cells.length));
     const columnWidth = this.width / columns;
     const padding = 4;
+    if (columnWidth < MINIMUM_COLUMN_WIDTH) {
+      // Too many columns to read side by side: each row becomes a line of cells separated by bars.
+      const separator = { text: " | ", font: this.fonts.get("regular"), size: BODY_SIZE, color: RULE_COLOR };
+      for (const row of table.rows) {
+        const items = row.cells.flatMap((cell, column) => (column === 0 ? cell : [separator, ...cell]));
+        this.place(flowText(items, this.width, BODY_SIZE), { x: this.x, lineHeight: LINE_HEIGHT });
+        this.layout.gap(3);
+      }
+      this.layout.gap(5);
+      return;
+    }
     for (const row of table.rows) {
       const cells = row.cells.map((items) => flowText(items, columnWidth - 2 * padding, BODY_SIZE));
       const heights = cells.map((lines) => lines.reduce((sum, line) => sum + line.size * LINE_HEIGHT, 0));
