@@ -20,6 +20,8 @@ export interface PdfTextBox {
   family: string;
   bold: boolean;
   italic: boolean;
+  /** The target of the link annotation over the text, if any. */
+  link?: string;
 }
 
 export interface ReadPdf {
@@ -68,6 +70,7 @@ export async function readPdf(bytes: Buffer): Promise<ReadPdf> {
       }
       const inner = match[8] ?? "";
       const font = fonts.get(match[7] ?? "") ?? { size: 0, family: "" };
+      const link = /<a href="([^"]*)"/.exec(inner)?.[1];
       boxes.push({
         page: pages.length,
         text: decodeEntities(inner.replace(/<[^>]+>/g, "")),
@@ -79,6 +82,7 @@ export async function readPdf(bytes: Buffer): Promise<ReadPdf> {
         family: font.family,
         bold: inner.includes("<b>"),
         italic: inner.includes("<i>"),
+        ...(link !== undefined ? { link: decodeEntities(link) } : {}),
       });
     }
     return { text: text.stdout, warnings: `${text.stderr}${xml.stderr}`, pages, boxes };

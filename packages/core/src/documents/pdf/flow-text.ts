@@ -9,6 +9,8 @@ export interface TextRun {
   /** A box behind the text (inline code), as a fill operator. */
   background?: string;
   strike?: boolean;
+  /** A web or mail address the text links to: a clickable area on the page. */
+  link?: string;
 }
 
 /** A forced line break (Markdown's hard break) between runs. */

@@ -7,6 +7,9 @@ export const LINK_COLOR = "0.1 0.3 0.65 rg";
 const URL_COLOR = "0.4 g";
 const CODE_COLOR = "0.2 g";
 const CODE_BACKGROUND = "0.93 g";
+// Links a reader's PDF viewer may open when clicked (the server never opens them). markdown-it has
+// already refused javascript:, vbscript:, file: and data: targets; anything else unusual stays text.
+const CLICKABLE_LINK = /^(?:https?:|mailto:)/i;
 
 /** The style a block gives its text before any emphasis: headings are bold, quotes italic and grey. */
 export interface InlineBase {
@@ -41,6 +44,8 @@ export function inlineRuns(tokens: readonly MarkdownToken[], base: InlineBase, f
       color: links.length > 0 ? LINK_COLOR : base.color,
       ...rest,
     };
+    const link = links.at(-1);
+    if (link !== undefined && run.link === undefined && CLICKABLE_LINK.test(link.href)) run.link = link.href;
     if (strike > 0) run.strike = true;
     for (const link of links) link.text += text;
     items.push(run);
@@ -83,7 +88,7 @@ export function inlineRuns(tokens: readonly MarkdownToken[], base: InlineBase, f
       case "link_close": {
         const link = links.pop();
         if (link && link.href !== "" && link.href !== link.text && link.href !== `mailto:${link.text}`) {
-          push(` (${link.href})`, { style: "regular", color: URL_COLOR });
+          push(` (${link.href})`, { style: "regular", color: URL_COLOR, ...(CLICKABLE_LINK.test(link.href) ? { link: link.href } : {}) });
         }
         break;
       }

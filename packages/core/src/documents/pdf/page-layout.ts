@@ -15,6 +15,14 @@ export function pdfNumber(value: number): string {
   return String(Math.round(value * 100) / 100);
 }
 
+/** A PDF string of ASCII text: markdown-it percent-encodes link targets, and anything else left is escaped. */
+function pdfAsciiString(text: string): string {
+  const ascii = text.replace(/[^\x20-\x7e]/gu, (character) =>
+    character.length === 1 && /[\ud800-\udfff]/.test(character) ? "%EF%BF%BD" : encodeURIComponent(character),
+  );
+  return `(${ascii.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+}
+
 /**
  * Pages filled from top to bottom. Blocks reserve their height (a new page starts when it does not
  * fit), then draw inside what they reserved; each page's content stream is written as soon as the
@@ -27,6 +35,8 @@ export class PageLayout {
   readonly bottom = MARGIN;
   private cursor = this.top;
   private operators: string[] = [];
+  // Link annotations of the current page, written inline in its /Annots.
+  private links: string[] = [];
   private currentFont: PdfFont | null = null;
   private currentSize = 0;
   private currentColor = "";
@@ -100,6 +110,11 @@ export class PageLayout {
     }
     this.operators.push(`${text} ET`);
     for (const fragment of line.fragments) {
+      if (fragment.run.link !== undefined) {
+        const { size, link } = fragment.run;
+        const rectangle = [x + fragment.x, baseline - DESCENT * size, x + fragment.x + fragment.width, baseline + ASCENT * size].map(pdfNumber).join(" ");
+        this.links.push(`<< /Type /Annot /Subtype /Link /Rect [${rectangle}] /Border [0 0 0] /A << /S /URI /URI ${pdfAsciiString(link)} >> >>`);
+      }
       if (fragment.run.strike)
         this.fillRectangle(x + fragment.x, baseline + 0.3 * fragment.run.size, fragment.width, 0.05 * fragment.run.size + 0.2, fragment.run.color);
     }
@@ -130,8 +145,10 @@ export class PageLayout {
     this.writer.stream(contents, "", this.operators.join("\n"));
     this.writer.object(
       page,
-      `<< /Type /Page /Parent ${this.parentNumber} 0 R /MediaBox [0 0 ${PAGE_WIDTH} ${PAGE_HEIGHT}] /Resources ${this.resourcesNumber} 0 R /Contents ${contents} 0 R >>`,
+      `<< /Type /Page /Parent ${this.parentNumber} 0 R /MediaBox [0 0 ${PAGE_WIDTH} ${PAGE_HEIGHT}] /Resources ${this.resourcesNumber} 0 R /Contents ${contents} 0 R` +
+        `${this.links.length > 0 ? ` /Annots [${this.links.join(" ")}]` : ""} >>`,
     );
+    this.links = [];
     this.pageObjectNumbers.push(page);
     this.operators = [];
     this.cursor = this.top;

@@ -85,7 +85,7 @@ describe("PDF rendering", () => {
     expect(textOutsideMargins(pdf, MARGIN)).toEqual([]);
   });
 
-  it("prints images and links as text: the image file is never read", async () => {
+  it("prints images and links as text, web links clickable: the image file is never read", async () => {
     const pdf = await markdownPdf("![secret](/etc/passwd)\n\n[remote](https://example.com/a) and [local](file:///etc/hostname) and https://example.org/b\n");
     const text = pdf.text.replace(/\s+/g, " ");
     expect(text).toContain("[image: secret (/etc/passwd)]");
@@ -94,6 +94,9 @@ describe("PDF rendering", () => {
     // markdown-it refuses file: links: they stay as the Markdown that was written.
     expect(text).toContain("[local](file:///etc/hostname)");
     expect(text).toContain("https://example.org/b");
+    expect(boxWith(pdf.boxes, "remote").link).toBe("https://example.com/a");
+    expect(boxWith(pdf.boxes, "https://example.org/b").link).toBe("https://example.org/b");
+    expect(pdf.boxes.filter((box) => box.link !== undefined && !box.link.startsWith("https://"))).toEqual([]);
   });
 
   it("lays tables out in columns with a bold header row", async () => {
