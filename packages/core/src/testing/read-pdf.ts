@@ -31,6 +31,8 @@ export interface ReadPdf {
   warnings: string;
   pages: { width: number; height: number }[];
   boxes: PdfTextBox[];
+  /** The bookmarks, in order, with their nesting depth (0 for the top level) and page. */
+  outline: { title: string; page: number; depth: number }[];
 }
 
 function decodeEntities(text: string): string {
@@ -85,7 +87,14 @@ export async function readPdf(bytes: Buffer): Promise<ReadPdf> {
         ...(link !== undefined ? { link: decodeEntities(link) } : {}),
       });
     }
-    return { text: text.stdout, warnings: `${text.stderr}${xml.stderr}`, pages, boxes };
+    const outline: ReadPdf["outline"] = [];
+    let depth = -1;
+    for (const match of xml.stdout.matchAll(/<outline>|<\/outline>|<item page="(\d+)">(.*?)<\/item>/g)) {
+      if (match[0] === "<outline>") depth += 1;
+      else if (match[0] === "</outline>") depth -= 1;
+      else outline.push({ title: decodeEntities(match[2] ?? ""), page: Number(match[1]), depth });
+    }
+    return { text: text.stdout, warnings: `${text.stderr}${xml.stderr}`, pages, boxes, outline };
   } finally {
     await rm(directory, { recursive: true, force: true });
   }

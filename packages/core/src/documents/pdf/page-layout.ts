@@ -37,6 +37,8 @@ export class PageLayout {
   private operators: string[] = [];
   // Link annotations of the current page, written inline in its /Annots.
   private links: string[] = [];
+  // Allocated when first asked for (or when the page is written), so no number is left unwritten.
+  private pageObjectNumber: number | undefined;
   private currentFont: PdfFont | null = null;
   private currentSize = 0;
   private currentColor = "";
@@ -127,33 +129,43 @@ export class PageLayout {
 
   /** Ends the document's last page and returns every page's object number, in order. */
   finish(): number[] {
-    this.newPage();
+    this.writePage();
     return this.pageObjectNumbers;
   }
 
+  /** The object number of the page being filled: where a heading's bookmark points. */
+  get currentPageObjectNumber(): number {
+    this.pageObjectNumber ??= this.writer.allocate();
+    return this.pageObjectNumber;
+  }
+
   private newPage(): void {
-    const pageNumber = this.pageObjectNumbers.length + 1;
+    this.writePage();
+    this.cursor = this.top;
+    this.currentFont = null;
+    this.currentSize = 0;
+    this.currentColor = "";
+  }
+
+  private writePage(): void {
+    const label = String(this.pageObjectNumbers.length + 1);
     const footer = this.footerFont();
-    const label = String(pageNumber);
     const encoded = footer.encode(label);
     const size = 8;
     const x = (PAGE_WIDTH - (encoded.width * size) / 1000) / 2;
     this.operators.push(`BT /${footer.resourceName} ${size} Tf 0.45 g ${pdfNumber(x)} ${pdfNumber(MARGIN / 2)} Td <${encoded.hex}> Tj ET`);
 
+    const page = this.currentPageObjectNumber;
     const contents = this.writer.allocate();
-    const page = this.writer.allocate();
     this.writer.stream(contents, "", this.operators.join("\n"));
     this.writer.object(
       page,
       `<< /Type /Page /Parent ${this.parentNumber} 0 R /MediaBox [0 0 ${PAGE_WIDTH} ${PAGE_HEIGHT}] /Resources ${this.resourcesNumber} 0 R /Contents ${contents} 0 R` +
         `${this.links.length > 0 ? ` /Annots [${this.links.join(" ")}]` : ""} >>`,
     );
-    this.links = [];
     this.pageObjectNumbers.push(page);
+    this.pageObjectNumber = undefined;
+    this.links = [];
     this.operators = [];
-    this.cursor = this.top;
-    this.currentFont = null;
-    this.currentSize = 0;
-    this.currentColor = "";
   }
 }

@@ -63,8 +63,12 @@ export class PdfFileWriter {
   }
 }
 
-/** A PDF text string (for /Info): UTF-16BE with its byte order mark, in hex, so any character is exact. */
+/**
+ * A PDF text string (/Info, bookmarks): printable ASCII as a literal, anything else as UTF-16BE with
+ * its byte order mark, in hex, so any character is exact.
+ */
 export function pdfTextString(text: string): string {
+  if (/^[\x20-\x7e]*$/.test(text)) return `(${text.replace(/[\\()]/g, (character) => `\\${character}`)})`;
   let hex = "<FEFF";
   for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
   return `${hex}>`;

@@ -45,6 +45,22 @@ describe("PDF rendering", () => {
     expect(boxWith(pdf.boxes, "nested bullet").left).toBeGreaterThan(boxWith(pdf.boxes, "first bullet").left);
   });
 
+  it("lists the headings as bookmarks, nested by level, each pointing at its page", async () => {
+    const filler = "Filler paragraph to push the next heading down the pages. ".repeat(40);
+    const pdf = await markdownPdf(
+      `# Part one\n\n${filler}\n\n## Chapter «α»\n\n${filler}\n\n### Detail\n\n${filler}\n\n# Part two\n\n${filler.repeat(6)}\n\n## Chapter two\n`,
+    );
+    expect(pdf.outline.map(({ title, depth }) => [title, depth])).toEqual([
+      ["Part one", 0],
+      ["Chapter «α»", 1],
+      ["Detail", 2],
+      ["Part two", 0],
+      ["Chapter two", 1],
+    ]);
+    for (const item of pdf.outline) expect(boxWith(pdf.boxes, item.title).page).toBe(item.page);
+    expect(pdf.outline.at(-1)?.page).toBeGreaterThan(1);
+  });
+
   it("extracts Greek, Cyrillic and symbols as written, and characters the font has no glyph for", async () => {
     const pdf = await markdownPdf("Ελληνικά: λόγος. Русский: привет, «добрый день». Symbols: € — ✓ → • ½ ©. Missing glyphs: 中文 😀.\n", "Заголовок ✓");
     expect(pdf.warnings).toBe("");

@@ -4,6 +4,7 @@ import { type InlineBase, inlineRuns } from "./inline-runs.ts";
 import { PageLayout } from "./page-layout.ts";
 import { PdfFileWriter, pdfTextString } from "./pdf-file-writer.ts";
 import { PdfFonts } from "./pdf-fonts.ts";
+import { type OutlineEntry, writeOutline } from "./pdf-outline.ts";
 
 const BODY_SIZE = 10.5;
 const LINE_HEIGHT = 1.45;
@@ -43,7 +44,8 @@ class MarkdownPdfRenderer {
   private indent = 0;
   private readonly containers: Container[] = [];
   private pendingMarker: { text: string; contentX: number; ordered: boolean } | null = null;
-  private headingSize: number | null = null;
+  private heading: { level: number; size: number } | null = null;
+  readonly outline: OutlineEntry[] = [];
   private tightParagraph = false;
   private table: { rows: { header: boolean; cells: ReturnType<typeof inlineRuns>[] }[] } | null = null;
 
@@ -84,14 +86,16 @@ class MarkdownPdfRenderer {
     for (let index = 0; index < tokens.length; index += 1) {
       const token = tokens[index] as MarkdownToken;
       switch (token.type) {
-        case "heading_open":
-          this.headingSize = HEADING_SIZES[token.tag] ?? BODY_SIZE;
-          this.layout.gap(this.headingSize * 0.7);
+        case "heading_open": {
+          const size = HEADING_SIZES[token.tag] ?? BODY_SIZE;
+          this.heading = { level: Number(token.tag.slice(1)), size };
+          this.layout.gap(size * 0.7);
           // A heading is not left alone at the bottom of a page: it needs room for a few lines after it.
-          this.layout.keep(this.headingSize * 1.3 + 3 * BODY_SIZE * LINE_HEIGHT);
+          this.layout.keep(size * 1.3 + 3 * BODY_SIZE * LINE_HEIGHT);
           break;
+        }
         case "heading_close":
-          this.headingSize = null;
+          this.heading = null;
           this.layout.gap(4);
           break;
         case "paragraph_open":
@@ -192,7 +196,7 @@ class MarkdownPdfRenderer {
   }
 
   private base(): InlineBase {
-    if (this.headingSize !== null) return { size: this.headingSize, color: TEXT_COLOR, bold: true };
+    if (this.heading !== null) return { size: this.heading.size, color: TEXT_COLOR, bold: true };
     if (this.quoteDepth > 0) return { size: BODY_SIZE, color: QUOTE_COLOR, italic: true };
     return { size: BODY_SIZE, color: TEXT_COLOR };
   }
@@ -205,7 +209,11 @@ class MarkdownPdfRenderer {
     }
     const base = this.base();
     const lines = flowText(inlineRuns(token.children ?? [], base, this.fonts), this.width, base.size);
-    this.place(lines, { x: this.x, lineHeight: this.headingSize !== null ? 1.3 : LINE_HEIGHT });
+    const start = this.place(lines, { x: this.x, lineHeight: this.heading !== null ? 1.3 : LINE_HEIGHT });
+    if (this.heading !== null && start !== null) {
+      const title = (token.children ?? []).map((child) => (child.type === "softbreak" || child.type === "hardbreak" ? " " : child.content)).join("");
+      this.outline.push({ level: this.heading.level, title, ...start });
+    }
   }
 
   private code(content: string): void {
@@ -226,12 +234,17 @@ class MarkdownPdfRenderer {
     this.layout.fillRectangle(this.x, top - 7, this.width, 0.6, RULE_COLOR);
   }
 
-  /** Places lines one by one (a block may run over pages), with the list marker and quote bars on each. */
-  private place(lines: readonly FlowedLine[], options: PlaceOptions): void {
+  /**
+   * Places lines one by one (a block may run over pages), with the list marker and quote bars on
+   * each. Returns where the first line went.
+   */
+  private place(lines: readonly FlowedLine[], options: PlaceOptions): { pageObjectNumber: number; top: number } | null {
     const bars = this.containers.flatMap((container) => (container.kind === "quote" ? [container.barX] : []));
+    let start: { pageObjectNumber: number; top: number } | null = null;
     for (const line of lines) {
       const lineHeight = line.size * options.lineHeight;
       const top = this.layout.reserve(lineHeight);
+      start ??= { pageObjectNumber: this.layout.currentPageObjectNumber, top };
       if (options.background !== undefined) {
         const backgroundX = options.backgroundX ?? options.x;
         this.layout.fillRectangle(backgroundX, top - lineHeight, this.layout.right - backgroundX, lineHeight, options.background);
@@ -241,6 +254,7 @@ class MarkdownPdfRenderer {
       this.drawMarker(baseline);
       this.layout.drawLine(line, options.x, baseline);
     }
+    return start;
   }
 
   private drawMarker(baseline: number): void {
@@ -330,7 +344,8 @@ export function renderDocumentPdf(document: { title: string; content: string; fo
   const pageNumbers = layout.finish();
   writer.object(pages, `<< /Type /Pages /Kids [${pageNumbers.map((number) => `${number} 0 R`).join(" ")}] /Count ${pageNumbers.length} >>`);
   writer.object(resources, `<< /Font << ${fonts.write()} >> /ProcSet [/PDF /Text] >>`);
-  writer.object(catalog, `<< /Type /Catalog /Pages ${pages} 0 R >>`);
+  const outline = writeOutline(writer, renderer.outline);
+  writer.object(catalog, `<< /Type /Catalog /Pages ${pages} 0 R${outline === null ? "" : ` /Outlines ${outline} 0 R /PageMode /UseOutlines`} >>`);
   writer.object(info, `<< /Title ${pdfTextString(document.title)} /Producer ${pdfTextString("agentq")} >>`);
   return writer.finish(catalog, info);
 }
