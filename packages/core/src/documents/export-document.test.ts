@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { exportDocument, exportFileName } from "./export-document.ts";
 import { largeMarkdownDocument } from "../testing/large-markdown-document.ts";
@@ -53,5 +56,23 @@ describe("document export", () => {
     ]) {
       expect(read.text).toContain(word);
     }
+  });
+
+  it("loads markdown-it and the PDF writer on the first export that needs them, not with the package", { timeout: 60_000 }, async () => {
+    // A module hook in a fresh process reports every file of the two packages as it is resolved.
+    const hook = `import { register } from "node:module";
+register("data:text/javascript," + encodeURIComponent("export async function resolve(specifier, context, next) { const result = await next(specifier, context); if (result.url.includes('/node_modules/fontkit/') || result.url.includes('/node_modules/markdown-it/')) console.log('loaded ' + result.url); return result; }"));`;
+    const script = `const core = await import("@agentq/core");
+console.log("exporting");
+await core.exportDocument({ title: "t", content: "x", format: "markdown" }, "pdf");`;
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--import", `data:text/javascript,${encodeURIComponent(hook)}`, "--input-type=module", "-e", script],
+      { cwd: fileURLToPath(new URL("../../../../", import.meta.url)) },
+    );
+    const [atBoot = "", atExport = ""] = stdout.split("exporting\n");
+    expect(atBoot).not.toMatch(/loaded/);
+    expect(atExport).toMatch(/loaded .*node_modules\/markdown-it\//);
+    expect(atExport).toMatch(/loaded .*node_modules\/fontkit\//);
   });
 });
