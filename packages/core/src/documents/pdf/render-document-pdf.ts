@@ -188,11 +188,14 @@ class MarkdownPdfRenderer {
     this.indent = Math.min(this.indent + indent, this.layout.contentWidth * MAXIMUM_INDENT_SHARE);
   }
 
+  /** Closes the innermost container of the kind (markdown-it balances its tokens; this would survive if it did not). */
   private close(kind: Container["kind"]): void {
-    const container = this.containers.pop();
-    if (container?.kind === "list") this.indent = container.indent;
-    else if (container?.kind === "quote") this.indent = container.barX - this.layout.left;
-    if (container?.kind !== kind) throw new Error(`unbalanced Markdown tokens: expected ${kind}`);
+    while (this.containers.length > 0) {
+      const container = this.containers.pop();
+      if (container?.kind === "list") this.indent = container.indent;
+      else if (container?.kind === "quote") this.indent = container.barX - this.layout.left;
+      if (container?.kind === kind) return;
+    }
   }
 
   private base(): InlineBase {
@@ -281,7 +284,7 @@ class MarkdownPdfRenderer {
     this.table = null;
     if (table === null) return;
     this.flushMarker();
-    const columns = Math.max(1, ...table.rows.map((row) => row.cells.length));
+    const columns = table.rows.reduce((widest, row) => Math.max(widest, row.cells.length), 1);
     const columnWidth = this.width / columns;
     const padding = 4;
     if (columnWidth < MINIMUM_COLUMN_WIDTH) {
@@ -323,8 +326,9 @@ class MarkdownPdfRenderer {
 /**
  * A PDF written directly, in-process: markdown-it's tokens laid out with the fonts' own metrics,
  * text as hex glyph ids of embedded DejaVu subsets (with ToUnicode, so it copies and searches as
- * written). Nothing in a document makes it read a file or fetch a URL: images and links are printed
- * as text, and the only files opened are the bundled fonts.
+ * written). Nothing in a document makes it read a file or fetch a URL: the only files opened are the
+ * bundled fonts; images are printed as their alt text and address; links as text with their target,
+ * web and mail ones also clickable (annotations only a reader's viewer may follow).
  */
 export function renderDocumentPdf(document: { title: string; content: string; format: "markdown" | "text" }): Buffer {
   const writer = new PdfFileWriter();
