@@ -40,7 +40,7 @@ export async function exportDocument(
     }
     case "pdf": {
       const { renderDocumentPdf } = await import("./pdf/render-document-pdf.ts");
-      return { body: renderDocumentPdf(document), contentType: "application/pdf", filename };
+      return { body: await renderDocumentPdf(document), contentType: "application/pdf", filename };
     }
   }
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { largeMarkdownDocument } from "../../testing/large-markdown-document.ts";
 import { type PdfTextBox, readPdf, textOutsideMargins } from "../../testing/read-pdf.ts";
 import { renderDocumentPdf } from "./render-document-pdf.ts";
 
 const MARGIN = 56.69;
 const BODY_SIZE = 10.5;
 
-function markdownPdf(content: string, title = "Test") {
-  return readPdf(renderDocumentPdf({ title, content, format: "markdown" }));
+async function markdownPdf(content: string, title = "Test") {
+  return readPdf(await renderDocumentPdf({ title, content, format: "markdown" }));
 }
 
 function boxWith(boxes: readonly PdfTextBox[], text: string): PdfTextBox {
@@ -127,12 +128,20 @@ describe("PDF rendering", () => {
   });
 
   it("lays plain text out monospaced, keeping its spaces, without reading it as Markdown", async () => {
-    const pdf = await readPdf(renderDocumentPdf({ title: "Notes", content: "# not a heading\ncolumn    aligned\n\n**not bold**", format: "text" }));
+    const pdf = await readPdf(await renderDocumentPdf({ title: "Notes", content: "# not a heading\ncolumn    aligned\n\n**not bold**", format: "text" }));
     const heading = boxWith(pdf.boxes, "# not a heading");
     expect(heading.family).toMatch(/\+DejaVuSansMono$/);
     expect(heading.bold).toBe(false);
     expect(pdf.text).toContain("**not bold**");
     expect(boxWith(pdf.boxes, "column").width).toBeGreaterThan(boxWith(pdf.boxes, "**not bold**").width);
+  });
+
+  it("hands the event loop back while it lays out a large document", async () => {
+    const content = largeMarkdownDocument(512 * 1024);
+    const timer = new Promise<string>((resolve) => setTimeout(() => resolve("timer"), 0));
+    const render = renderDocumentPdf({ title: "Large", content, format: "markdown" }).then(() => "render");
+    expect(await Promise.race([timer, render])).toBe("timer");
+    await render;
   });
 
   it("makes a valid one-page PDF of an empty document", async () => {
