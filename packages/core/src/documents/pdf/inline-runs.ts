@@ -3,7 +3,7 @@ import { type FlowItem, LINE_BREAK, type TextRun } from "./flow-text.ts";
 import type { PdfFonts } from "./pdf-fonts.ts";
 import type { MarkdownToken } from "../markdown-parser.ts";
 
-export const LINK_COLOR = "0.1 0.3 0.65 rg";
+const LINK_COLOR = "0.1 0.3 0.65 rg";
 const URL_COLOR = "0.4 g";
 const CODE_COLOR = "0.2 g";
 const CODE_BACKGROUND = "0.93 g";
@@ -44,10 +44,10 @@ export function inlineRuns(tokens: readonly MarkdownToken[], base: InlineBase, f
       color: links.length > 0 ? LINK_COLOR : base.color,
       ...rest,
     };
-    const link = links.at(-1);
-    if (link !== undefined && run.link === undefined && CLICKABLE_LINK.test(link.href)) run.link = link.href;
+    const innermost = links.at(-1);
+    if (innermost !== undefined && run.link === undefined && CLICKABLE_LINK.test(innermost.href)) run.link = innermost.href;
     if (strike > 0) run.strike = true;
-    for (const link of links) link.text += text;
+    for (const open of links) open.text += text;
     items.push(run);
   };
   for (const token of tokens) {
