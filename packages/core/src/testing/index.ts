@@ -3,3 +3,5 @@
 export { type FakeProviderServer, startFakeProviderServer } from "./fake-provider-server.ts";
 export { scenarioInput, scenarioResponder } from "./scenario-responder.ts";
 export { ScriptedModel, type ScriptedResponder, type ScriptedStep } from "./scripted-model.ts";
+export { largeMarkdownDocument } from "./large-markdown-document.ts";
+export { type PdfTextBox, type ReadPdf, readPdf, textOutsideMargins } from "./read-pdf.ts";

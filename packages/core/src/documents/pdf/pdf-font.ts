@@ -1,0 +1,155 @@
+import { type FontFace, type FontStyle, fontFace } from "./font-faces.ts";
+import type { PdfFileWriter } from "./pdf-file-writer.ts";
+
+/** Text in a font: the hex string of its character ids for a Tj operator, and its width in thousandths of the size. */
+export interface EncodedText {
+  hex: string;
+  width: number;
+}
+
+// fontkit's subset returns the new glyph id from includeGlyph (its type declarations say boolean).
+interface GlyphSubset {
+  includeGlyph(glyphId: number): number;
+  encode(): Uint8Array;
+}
+
+/**
+ * One font of one PDF: an Identity-H CID font whose character ids are given out per distinct code
+ * point in order of first use, with a ToUnicode map so text extracts exactly (even characters the
+ * font has no glyph for: they show as a box but copy as themselves), and a subset of the TrueType
+ * file holding only the glyphs used.
+ */
+export class PdfFont {
+  readonly resourceName: string;
+  readonly objectNumber: number;
+  private readonly face: FontFace;
+  private readonly subset: GlyphSubset;
+  private readonly idByCodePoint = new Map<number, number>();
+  // Indexed by character id; id 0 is .notdef, never produced by text.
+  private readonly codePoints: number[] = [0];
+  private readonly subsetGlyphIds: number[] = [0];
+  private readonly widths: number[];
+  private readonly hexIds: string[] = ["0000"];
+  // Words repeat: a document of a million characters has a few thousand distinct ones.
+  private readonly encoded = new Map<string, EncodedText>();
+
+  constructor(style: FontStyle, resourceName: string, writer: PdfFileWriter) {
+    this.face = fontFace(style);
+    this.resourceName = resourceName;
+    this.objectNumber = writer.allocate();
+    this.subset = this.face.font.createSubset() as unknown as GlyphSubset;
+    this.widths = [this.face.glyphFor(0).width];
+  }
+
+  encode(text: string): EncodedText {
+    let result = this.encoded.get(text);
+    if (result !== undefined) return result;
+    let hex = "";
+    let width = 0;
+    for (let index = 0; index < text.length; index += 1) {
+      let codePoint = text.charCodeAt(index);
+      if (codePoint >= 0xd800 && codePoint < 0xdc00 && index + 1 < text.length) {
+        codePoint = text.codePointAt(index) ?? codePoint;
+        if (codePoint > 0xffff) index += 1;
+      }
+      const id = this.idByCodePoint.get(codePoint) ?? this.addCharacter(codePoint);
+      hex += this.hexIds[id];
+      width += this.widths[id] ?? 0;
+    }
+    result = { hex, width };
+    this.encoded.set(text, result);
+    return result;
+  }
+
+  /** Width in points of the text at a size. */
+  widthOf(text: string, size: number): number {
+    return (this.encode(text).width * size) / 1000;
+  }
+
+  get used(): boolean {
+    return this.codePoints.length > 1;
+  }
+
+  private addCharacter(codePoint: number): number {
+    const id = this.codePoints.length;
+    if (id > 0xffff) throw new Error("a PDF font holds at most 65535 distinct characters");
+    const glyph = this.face.glyphFor(codePoint);
+    this.idByCodePoint.set(codePoint, id);
+    this.codePoints.push(codePoint);
+    this.subsetGlyphIds.push(glyph.glyphId === 0 ? 0 : this.subset.includeGlyph(glyph.glyphId));
+    this.widths.push(glyph.width);
+    this.hexIds.push(id.toString(16).padStart(4, "0"));
+    return id;
+  }
+
+  /** The font's objects: Type0 font, CID font, descriptor, subset file, ToUnicode and CID-to-glyph maps. */
+  write(writer: PdfFileWriter, subsetTag: string): void {
+    const font = this.face.font;
+    const scale = 1000 / font.unitsPerEm;
+    const name = `${subsetTag}+${font.postscriptName.replace(/[^A-Za-z0-9-]/g, "")}`;
+    const [cidFont, descriptor, fontFile, toUnicode, cidToGid] = [
+      writer.allocate(),
+      writer.allocate(),
+      writer.allocate(),
+      writer.allocate(),
+      writer.allocate(),
+    ];
+
+    writer.stream(fontFile, "", this.subset.encode());
+    const map = Buffer.alloc(this.subsetGlyphIds.length * 2);
+    for (const [id, glyphId] of this.subsetGlyphIds.entries()) map.writeUInt16BE(glyphId, id * 2);
+    writer.stream(cidToGid, "", map);
+    writer.stream(toUnicode, "", this.toUnicodeMap());
+
+    const os2 = font["OS/2"];
+    // Flags: 4 (symbolic: glyphs are chosen by the embedded maps, not a standard encoding), 1 fixed pitch, 64 italic.
+    const flags = 4 | (this.face.style === "mono" ? 1 : 0) | (font.italicAngle !== 0 ? 64 : 0);
+    const box = font.bbox;
+    const round = (value: number) => Math.round(value * scale);
+    writer.object(
+      descriptor,
+      `<< /Type /FontDescriptor /FontName /${name} /Flags ${flags} /FontBBox [${round(box.minX)} ${round(box.minY)} ${round(box.maxX)} ${round(box.maxY)}] ` +
+        `/ItalicAngle ${font.italicAngle} /Ascent ${round(font.ascent)} /Descent ${round(font.descent)} /CapHeight ${round(os2?.capHeight || font.ascent)} ` +
+        `/StemV 0 /FontFile2 ${fontFile} 0 R >>`,
+    );
+    writer.object(
+      cidFont,
+      `<< /Type /Font /Subtype /CIDFontType2 /BaseFont /${name} /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> ` +
+        `/FontDescriptor ${descriptor} 0 R /W [0 [${this.widths.join(" ")}]] /CIDToGIDMap ${cidToGid} 0 R >>`,
+    );
+    writer.object(
+      this.objectNumber,
+      `<< /Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H /DescendantFonts [${cidFont} 0 R] /ToUnicode ${toUnicode} 0 R >>`,
+    );
+  }
+
+  private toUnicodeMap(): string {
+    const lines = [
+      "/CIDInit /ProcSet findresource begin",
+      "12 dict begin",
+      "begincmap",
+      "/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def",
+      "/CMapName /Adobe-Identity-UCS def",
+      "/CMapType 2 def",
+      "1 begincodespacerange",
+      "<0000> <ffff>",
+      "endcodespacerange",
+    ];
+    // A bfchar block holds at most 100 entries.
+    for (let start = 1; start < this.codePoints.length; start += 100) {
+      const end = Math.min(start + 100, this.codePoints.length);
+      lines.push(`${end - start} beginbfchar`);
+      for (let id = start; id < end; id += 1) lines.push(`<${this.hexIds[id]}> <${utf16Hex(this.codePoints[id] ?? 0)}>`);
+      lines.push("endbfchar");
+    }
+    lines.push("endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end");
+    return lines.join("\n");
+  }
+}
+
+function utf16Hex(codePoint: number): string {
+  let hex = "";
+  const text = String.fromCodePoint(codePoint);
+  for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
+  return hex;
+}
