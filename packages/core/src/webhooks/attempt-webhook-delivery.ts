@@ -135,25 +135,28 @@ async function send(dependencies: WebhookDeliveryDependencies, delivery: Claimed
     });
     // The whole exchange, not only socket inactivity, has to fit in the timeout.
     const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    let settled = false;
+    const settle = (answer: EndpointAnswer) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      resolve(answer);
+    };
     request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     request.on("response", (response) => {
       const statusCode = response.statusCode ?? 0;
-      // The body is not read for anything: drained so the socket closes.
+      // The status decides; the body is not read for anything, only drained so the socket closes
+      // (a body cut short by the deadline or the endpoint still leaves its status as the answer).
       response.resume();
-      response.on("end", () => {
-        clearTimeout(deadline);
-        resolve(classify(statusCode));
-      });
-      response.on("error", () => {
-        clearTimeout(deadline);
-        resolve(classify(statusCode));
-      });
+      response.on("end", () => settle(classify(statusCode)));
+      response.on("error", () => settle(classify(statusCode)));
+      response.on("close", () => settle(classify(statusCode)));
     });
     request.on("error", (error) => {
-      clearTimeout(deadline);
-      if (error instanceof DestinationNotAllowedError) resolve({ ok: false, retryable: false, statusCode: null, error: forWebhooks(error).message });
-      else resolve({ ok: false, retryable: true, statusCode: null, error: error.message });
+      if (error instanceof DestinationNotAllowedError) settle({ ok: false, retryable: false, statusCode: null, error: forWebhooks(error).message });
+      else settle({ ok: false, retryable: true, statusCode: null, error: error.message });
     });
+    request.on("close", () => settle({ ok: false, retryable: true, statusCode: null, error: "the connection closed without an answer" }));
     request.end(body);
   });
 }
