@@ -2,10 +2,10 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
-import { type AuthenticatedUser, exceedsJsonNesting, MAX_JSON_NESTING, NotFoundError, requireOwnRun, UnauthorizedError } from "@agentq/core";
+import { exceedsJsonNesting, MAX_JSON_NESTING, NotFoundError, UnauthorizedError } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { unreachableDependencies } from "../check-readiness.ts";
-import { authenticateToken, requestToken } from "../http/authenticate.ts";
+import { authenticateToken, authenticateTokenForRun, requestToken } from "../http/authenticate.ts";
 import { dependencyOutage } from "../http/dependency-outage.ts";
 import { followRun } from "./follow-run.ts";
 
@@ -54,10 +54,10 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
     }
     const token = requestToken(request, true);
     authenticateToken(dependencies.prisma, token).then(
-      (user) =>
+      () =>
         wss.handleUpgrade(request, socket, head, (ws) => {
           tokens.set(ws, token);
-          serveConnection(ws, { user, token }, dependencies, alive);
+          serveConnection(ws, { token }, dependencies, alive);
         }),
       async (error: unknown) => {
         if (error instanceof UnauthorizedError) {
@@ -111,12 +111,7 @@ function closeRevoked(ws: WebSocket): void {
   ws.close(TOKEN_REVOKED_CLOSE_CODE, "token revoked");
 }
 
-function serveConnection(
-  ws: WebSocket,
-  { user, token }: { user: AuthenticatedUser; token: string | undefined },
-  dependencies: ApiDependencies,
-  alive: WeakMap<WebSocket, boolean>,
-): void {
+function serveConnection(ws: WebSocket, { token }: { token: string | undefined }, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
   const followers = new Map<string, { stop(): void }>();
   /**
    * The subscription of each run that is current. Subscribing takes a few awaits, so a newer
@@ -165,8 +160,8 @@ function serveConnection(
   const subscribe = async (runId: string, after: number, subscription: symbol) => {
     const isCurrent = () => current.get(runId) === subscription && ws.readyState === ws.OPEN;
     try {
-      await authenticateToken(dependencies.prisma, token);
-      await requireOwnRun(dependencies.prisma, user.id, runId);
+      // The socket's token is checked again (a revoked token closes the socket), with the run's owner: one statement.
+      await authenticateTokenForRun(dependencies.prisma, token, runId);
     } catch (error) {
       if (error instanceof UnauthorizedError) {
         closeRevoked(ws);

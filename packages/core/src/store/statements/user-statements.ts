@@ -15,6 +15,26 @@ export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string
   return row;
 }
 
+const USER_BY_TOKEN_WITH_RUN_SQL = preparedSql(
+  "user_by_token_with_run",
+  `SELECT u.id, u.name, u.role::text AS role, r.id IS NOT NULL AS owns_run
+   FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id
+   LEFT JOIN runs AS r ON r.id = $2 AND r.user_id = u.id
+   WHERE t.token_hash = $1 AND NOT u.disabled`,
+);
+
+/**
+ * The token's enabled user, as selectUserByTokenHash says, and whether the run is theirs, in one
+ * statement: what a WebSocket subscription asks before it follows a run.
+ */
+export async function selectUserByTokenHashWithRun(
+  runner: SqlRunner,
+  input: { tokenHash: string; runId: string },
+): Promise<{ user: z.output<typeof userRow>; ownsRun: boolean } | undefined> {
+  const [row] = await queryParsed(runner, USER_BY_TOKEN_WITH_RUN_SQL, [input.tokenHash, input.runId], userRow.extend({ owns_run: z.boolean() }));
+  return row && { user: { id: row.id, name: row.name, role: row.role }, ownsRun: row.owns_run };
+}
+
 // The admin bootstrap (users/bootstrap-admin.ts), run by every API instance at start: plain SQL, so
 // that starting the API does not load Prisma's query compiler.
 
