@@ -32,6 +32,8 @@ export interface FakeProviderServer {
   requests: FakeProviderRequest[];
   /** Every request received, including those no longer in `requests`. */
   readonly requestCount: number;
+  /** Every TCP connection accepted (a client that reuses its keep-alive connections opens few). */
+  readonly connectionCount: number;
   /** Queues answers; each request takes the next one before the responder is asked. */
   enqueue(...responses: FakeProviderResponse[]): void;
   /** Replaces the responder (a function of the request) used once the queue is empty. */
@@ -80,6 +82,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     });
   };
   const closing = new AbortController();
+  let connectionCount = 0;
 
   const server = createServer((incoming, outgoing) => {
     handle(incoming, outgoing).catch((error: unknown) => {
@@ -88,6 +91,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     });
   });
   server.on("connection", (socket) => {
+    connectionCount += 1;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -190,6 +194,9 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
     openaiBaseURL: `${url}/v1`,
     anthropicBaseURL: url,
     requests,
+    get connectionCount() {
+      return connectionCount;
+    },
     get requestCount() {
       return requestCount;
     },

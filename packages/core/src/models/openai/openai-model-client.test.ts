@@ -53,6 +53,17 @@ describe("createOpenAIModelClient", () => {
     expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-test");
   });
 
+  it("reuses its keep-alive connections once a stream was read to its end, rather than a connection a request", async () => {
+    const model = client();
+    const connectionsBefore = server.connectionCount;
+    for (let index = 0; index < 6; index += 1) {
+      server.enqueue({ text: `answer ${index}`, textChunkSize: 3 });
+      expect((await model.complete(request())).text).toBe(`answer ${index}`);
+    }
+    // The agent frees a socket a moment after its response ends: back-to-back requests may open a second one.
+    expect(server.connectionCount - connectionsBefore).toBeLessThanOrEqual(2);
+  });
+
   it("rebuilds several tool calls whose arguments arrive split across many chunks", async () => {
     server.enqueue({
       text: "Reading both.",

@@ -70,6 +70,9 @@ export function createChatCompletionTransport(options: { baseURL: string; apiKey
       const outgoing = request(url, { method: "POST", agent, headers: { ...headers, "content-length": Buffer.byteLength(body) } });
       const onAbort = () => outgoing.destroy(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
       signal.addEventListener("abort", onAbort, { once: true });
+      // A stream read to its end hands its connection back to the agent for the next request; one
+      // abandoned (an abort, an error, a consumer that stopped) is destroyed with its connection.
+      let finished = false;
       try {
         const response = await new Promise<http.IncomingMessage>((resolve, reject) => {
           outgoing.once("response", resolve);
@@ -80,22 +83,48 @@ export function createChatCompletionTransport(options: { baseURL: string; apiKey
         const status = response.statusCode ?? 0;
         if (status < 200 || status >= 300) throw await refusal(response);
         yield* serverSentChunks(response);
+        await readToEnd(response);
+        finished = response.complete;
       } catch (error) {
         signal.throwIfAborted();
         throw error;
       } finally {
         signal.removeEventListener("abort", onAbort);
-        if (!outgoing.destroyed) outgoing.destroy();
+        if (!finished && !outgoing.destroyed) outgoing.destroy();
       }
     },
   };
+}
+
+/** How long a response may take to end after `[DONE]` before its connection is given up. */
+const END_AFTER_DONE_MS = 1000;
+
+/**
+ * After `[DONE]` the provider still ends the HTTP response (the chunked terminator, usually in the
+ * same packet): read to its end, so the keep-alive connection is back with the agent before the next
+ * request, rather than destroyed (a new TCP connection per model request cost the worker about 0.3 ms
+ * a request, and the server as much). A response that does not end soon is destroyed.
+ */
+async function readToEnd(response: http.IncomingMessage): Promise<void> {
+  if (response.complete) return;
+  let giveUp: NodeJS.Timeout | undefined;
+  const ended = new Promise<void>((resolve) => {
+    response.once("end", resolve);
+    response.once("close", resolve);
+    giveUp = setTimeout(resolve, END_AFTER_DONE_MS);
+  });
+  response.resume();
+  await ended;
+  clearTimeout(giveUp);
+  if (!response.complete) response.destroy();
 }
 
 /** The `data:` payloads of a server-sent event stream, parsed, up to `[DONE]` or the end. */
 async function* serverSentChunks(response: http.IncomingMessage): AsyncGenerator<ChatCompletionChunk> {
   let buffered = "";
   let data: string[] = [];
-  for await (const piece of response as AsyncIterable<string>) {
+  // Leaving the loop at `[DONE]` must not destroy the response: its connection is reused.
+  for await (const piece of response.iterator({ destroyOnReturn: false }) as AsyncIterable<string>) {
     buffered += piece;
     let newline = buffered.indexOf("\n");
     while (newline >= 0) {
