@@ -29,7 +29,7 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
   if (deliveries.data.length === 0) return <p className={styles.empty}>No deliveries yet: events of your runs of the chosen types will appear here.</p>;
   return (
     <div className={styles.scroll}>
-      <table className={styles.table}>
+      <table className="data-table">
         <caption className="visually-hidden">Latest deliveries</caption>
         <thead>
           <tr>
