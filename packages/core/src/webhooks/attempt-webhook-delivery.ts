@@ -5,7 +5,7 @@ import { checkUrlBeforeConnect, createGuardedLookup, type HostResolver } from ".
 import { parseWebFetchAllowList } from "../tools/web/ssrf/web-fetch-allow-list.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
 import { claimWebhookDelivery, recordWebhookAttempt, type ClaimedWebhookDelivery } from "../store/statements/webhook-statements.ts";
-import { forWebhooks } from "./check-webhook-destination.ts";
+import { WEBHOOK_REFUSAL_SUBJECT } from "./check-webhook-destination.ts";
 import { signWebhook } from "./sign-webhook.ts";
 import { WEBHOOK_MAX_ATTEMPTS, webhookRetryDelayMs } from "./webhook-retry-schedule.ts";
 import { openWebhookSecret } from "./webhook-secret.ts";
@@ -111,7 +111,7 @@ async function send(dependencies: WebhookDeliveryDependencies, delivery: Claimed
   try {
     checkUrlBeforeConnect(url, allowList);
   } catch (error) {
-    if (error instanceof DestinationNotAllowedError) return { ok: false, retryable: false, statusCode: null, error: forWebhooks(error).message };
+    if (error instanceof DestinationNotAllowedError) return { ok: false, retryable: false, statusCode: null, error: error.as(WEBHOOK_REFUSAL_SUBJECT).message };
     throw error;
   }
   const body = webhookBody(delivery);
@@ -130,7 +130,6 @@ async function send(dependencies: WebhookDeliveryDependencies, delivery: Claimed
       method: "POST",
       headers,
       agent: false,
-      timeout: timeoutMs,
       lookup: createGuardedLookup({ url, allowList, resolve: dependencies.resolve }),
     });
     // The whole exchange, not only socket inactivity, has to fit in the timeout.
@@ -142,7 +141,6 @@ async function send(dependencies: WebhookDeliveryDependencies, delivery: Claimed
       clearTimeout(deadline);
       resolve(answer);
     };
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     request.on("response", (response) => {
       const statusCode = response.statusCode ?? 0;
       // The status decides; the body is not read for anything, only drained so the socket closes
@@ -153,7 +151,8 @@ async function send(dependencies: WebhookDeliveryDependencies, delivery: Claimed
       response.on("close", () => settle(classify(statusCode)));
     });
     request.on("error", (error) => {
-      if (error instanceof DestinationNotAllowedError) settle({ ok: false, retryable: false, statusCode: null, error: forWebhooks(error).message });
+      if (error instanceof DestinationNotAllowedError)
+        settle({ ok: false, retryable: false, statusCode: null, error: error.as(WEBHOOK_REFUSAL_SUBJECT).message });
       else settle({ ok: false, retryable: true, statusCode: null, error: error.message });
     });
     request.on("close", () => settle({ ok: false, retryable: true, statusCode: null, error: "the connection closed without an answer" }));

@@ -1,8 +1,11 @@
 import type { LookupAddress } from "node:dns";
 import { AgentqError } from "../errors/agentq-error.ts";
 import { DestinationNotAllowedError } from "../tools/web/ssrf/destination-not-allowed-error.ts";
-import { checkUrlBeforeConnect, createGuardedLookup, type HostResolver } from "../tools/web/ssrf/ssrf-guard.ts";
+import { bareHostname, checkUrlBeforeConnect, createGuardedLookup, type HostResolver } from "../tools/web/ssrf/ssrf-guard.ts";
 import { parseWebFetchAllowList } from "../tools/web/ssrf/web-fetch-allow-list.ts";
+
+/** How a refusal of the SSRF guard reads for a webhook. */
+export const WEBHOOK_REFUSAL_SUBJECT = "webhooks cannot be sent to";
 
 /**
  * The SSRF guard applied to a webhook URL when it is registered: a private, loopback or link-local
@@ -17,18 +20,11 @@ export async function checkWebhookDestination(url: string, options: { webFetchAl
   try {
     checkUrlBeforeConnect(parsed, allowList);
     await new Promise<string | LookupAddress[]>((resolve, reject) =>
-      lookup(parsed.hostname.replace(/^\[|\]$/g, ""), { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+      lookup(bareHostname(parsed), { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
     );
   } catch (error) {
-    if (error instanceof DestinationNotAllowedError) throw forWebhooks(error);
+    if (error instanceof DestinationNotAllowedError) throw error.as(WEBHOOK_REFUSAL_SUBJECT);
     if (error instanceof AgentqError) throw error;
     // Not resolvable now: see above.
   }
-}
-
-/** The guard's refusal, worded for a webhook rather than for fetch_page. */
-export function forWebhooks(error: DestinationNotAllowedError): DestinationNotAllowedError {
-  const reason = error.message.replace(/^fetch_page refused \S+: /, "");
-  const details = (error.details ?? {}) as { url: string; reason: string };
-  return new DestinationNotAllowedError(`webhooks cannot be sent to ${details.url}: ${reason}`, details);
 }

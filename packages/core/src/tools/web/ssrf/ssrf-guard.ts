@@ -46,13 +46,13 @@ export function bareHostname(url: URL): string {
 export function checkUrlBeforeConnect(url: URL, allowList: readonly WebFetchAllowEntry[]): void {
   const shown = url.href;
   if (!(ALLOWED_PROTOCOLS as readonly string[]).includes(url.protocol)) {
-    throw new DestinationNotAllowedError(`fetch_page refused ${shown}: only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}.`, {
+    throw new DestinationNotAllowedError(`only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, "")}.`, {
       url: shown,
       reason: "scheme",
     });
   }
   if (url.username !== "" || url.password !== "") {
-    throw new DestinationNotAllowedError(`fetch_page refused ${shown}: URLs with embedded credentials (user@host) are not fetched.`, {
+    throw new DestinationNotAllowedError("URLs with embedded credentials (user@host) are not fetched.", {
       url: shown,
       reason: "credentials",
     });
