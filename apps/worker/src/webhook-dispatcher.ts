@@ -5,7 +5,6 @@ import {
   deriveWebhookSecretsKey,
   enqueueDueWebhookDeliveries,
   loadSettings,
-  markWebhookDeliveryEnqueued,
   type PrismaClient,
   sqlPoolOf,
   systemClock,
@@ -75,10 +74,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const processJob = async (job: Job): Promise<string> => {
     const { payload } = parseJob<"webhook.deliver">(job.name, job.data);
     const outcome = await attemptWebhookDelivery(dependencies, { deliveryId: payload.delivery_id, attemptsMade: payload.attempts_made });
-    if (outcome.kind === "retry") {
-      await queue.schedule(payload.delivery_id, outcome.attempts, outcome.nextAttemptAt.getTime() - Date.now());
-      await markWebhookDeliveryEnqueued(runner, { deliveryId: payload.delivery_id, now: systemClock() });
-    }
+    if (outcome.kind === "retry") await queue.schedule(payload.delivery_id, outcome.attempts, outcome.nextAttemptAt.getTime() - Date.now());
     if (outcome.kind === "failed") logger.info({ delivery_id: payload.delivery_id, reason: outcome.reason }, "webhook delivery failed for good");
     return outcome.kind;
   };

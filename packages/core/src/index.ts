@@ -144,7 +144,6 @@ export { deriveWebhookSecretsKey } from "./webhooks/webhook-secret.ts";
 export { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS } from "./webhooks/webhook-retry-schedule.ts";
 export {
   enqueueDueWebhookDeliveries,
-  markWebhookDeliveryEnqueued,
   WEBHOOK_DELIVERY_STATUSES,
   type WebhookDeliveryRecord,
   type WebhookRecord,

@@ -61,8 +61,8 @@ export function toWebhookDeliveryView(record: WebhookDeliveryRecord): z.infer<ty
     status: record.status,
     last_status_code: record.lastStatusCode,
     last_error: record.lastError,
-    // Only a delivery still to make has a next attempt.
-    next_attempt_at: record.status === "pending" || record.status === "delivering" ? (record.nextAttemptAt?.toISOString() ?? null) : null,
+    // Recording a final outcome clears it: only a delivery still to make has a next attempt.
+    next_attempt_at: record.nextAttemptAt?.toISOString() ?? null,
     created_at: record.createdAt.toISOString(),
     attempt_log: record.attemptLog,
   };

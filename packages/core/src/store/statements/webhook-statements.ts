@@ -132,11 +132,6 @@ export async function enqueueDueWebhookDeliveries(
   );
 }
 
-/** Records that the next attempt's job was added (with its delay), so the scan leaves it alone until it is overdue. */
-export async function markWebhookDeliveryEnqueued(runner: SqlRunner, input: { deliveryId: string; now: Date }): Promise<void> {
-  await queryRowCount(runner, "UPDATE webhook_deliveries SET enqueued_at = $2 WHERE id = $1", [input.deliveryId, input.now]);
-}
-
 const claimedDeliveryRow = z.object({
   id: z.string(),
   attempts: z.number(),
@@ -180,7 +175,11 @@ export async function claimWebhookDelivery(
   return row;
 }
 
-/** The outcome of an attempt, recorded with it: `pending` again with the time of the next, or final. */
+/**
+ * The outcome of an attempt, recorded with it: `pending` again with the time of the next, or final.
+ * A retry counts as enqueued now: its caller adds the delayed job next (if that fails, the scan finds
+ * the delivery overdue).
+ */
 const RECORD_SQL = preparedSql(
   "webhook_record_attempt",
   `WITH attempt AS (
@@ -189,7 +188,7 @@ const RECORD_SQL = preparedSql(
      ON CONFLICT DO NOTHING
    )
    UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5, next_attempt_at = $8,
-     enqueued_at = NULL, claimed_until = NULL, updated_at = $9
+     enqueued_at = CASE WHEN $3::text = 'pending' THEN $9::timestamptz END, claimed_until = NULL, updated_at = $9
    WHERE id = $1 AND attempts = $2 AND status = 'delivering'`,
 );
 
