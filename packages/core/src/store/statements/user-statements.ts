@@ -2,10 +2,10 @@ import { z } from "zod";
 import { USER_ROLES, type UserRole } from "../../users/user.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 
-const USER_BY_TOKEN_SQL = preparedSql(
-  "user_by_token",
-  "SELECT u.id, u.name, u.role::text AS role FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id WHERE t.token_hash = $1 AND NOT u.disabled",
-);
+/** The enabled user of the token whose hash is $1 (`u`), the one rule of every authentication. */
+const ENABLED_USER_OF_TOKEN = "FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id AND NOT u.disabled WHERE t.token_hash = $1";
+
+const USER_BY_TOKEN_SQL = preparedSql("user_by_token", `SELECT u.id, u.name, u.role::text AS role ${ENABLED_USER_OF_TOKEN}`);
 
 const userRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES) });
 
@@ -17,10 +17,9 @@ export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string
 
 const USER_BY_TOKEN_WITH_RUN_SQL = preparedSql(
   "user_by_token_with_run",
-  `SELECT u.id, u.name, u.role::text AS role, r.id IS NOT NULL AS owns_run
-   FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id
-   LEFT JOIN runs AS r ON r.id = $2 AND r.user_id = u.id
-   WHERE t.token_hash = $1 AND NOT u.disabled`,
+  `SELECT u.id, u.name, u.role::text AS role,
+     EXISTS (SELECT 1 FROM runs AS r WHERE r.id = $2 AND r.user_id = u.id) AS owns_run
+   ${ENABLED_USER_OF_TOKEN}`,
 );
 
 /**
