@@ -4,8 +4,8 @@ import {
   attemptWebhookDelivery,
   deriveWebhookSecretsKey,
   enqueueDueWebhookDeliveries,
-  loadSettings,
   type PrismaClient,
+  recentSettings,
   sqlPoolOf,
   systemClock,
   systemHostResolver,
@@ -40,8 +40,6 @@ const SCAN_INTERVAL_MS = 1000;
  */
 const LOST_AFTER_MS = 10_000;
 const SCAN_BATCH = 200;
-/** `web_fetch_allow` is read at most this often (an admin's change applies within it). */
-const SETTINGS_TTL_MS = 5000;
 
 /**
  * Delivers webhooks from this worker process. Deliveries are rows in Postgres, created with their
@@ -57,15 +55,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const blocking = createRedis({ url: options.redisUrl, maxRetriesPerRequest: null, connectionName: `agentq-worker-webhooks-${options.workerId}` });
   blocking.on("error", (error) => logger.warn({ err: error }, "redis connection error (webhooks)"));
 
-  let allowList: { value: readonly string[]; at: number } | null = null;
+  // `web_fetch_allow` as read within the last few seconds: an admin's change applies within them.
+  const settings = recentSettings(options.prisma);
   const dependencies: WebhookDeliveryDependencies = {
     runner,
     secretsKey: deriveWebhookSecretsKey(options.deploymentSecret),
-    webFetchAllow: async () => {
-      if (!allowList || Date.now() - allowList.at > SETTINGS_TTL_MS)
-        allowList = { value: (await loadSettings(options.prisma)).web_fetch_allow, at: Date.now() };
-      return allowList.value;
-    },
+    webFetchAllow: async () => (await settings()).web_fetch_allow,
     resolve: systemHostResolver,
     now: systemClock,
     requestTimeoutMs: options.requestTimeoutMs,

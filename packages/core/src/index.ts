@@ -80,6 +80,7 @@ export { warmUpTokenizer } from "./models/count-tokens.ts";
 
 // Events, settings, errors, configuration, logging, ids and time.
 export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
+export { recentSettings } from "./settings/recent-settings.ts";
 export { loadSettings, NUMERIC_SETTINGS, settingsPatchSchema, TOOL_FAMILY_FLAGS, updateSettings } from "./settings/agent-settings.ts";
 export { selectEnabledUserRole } from "./users/enabled-user-role.ts";
 // Administration: the audit log and the services view.

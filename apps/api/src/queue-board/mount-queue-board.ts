@@ -2,14 +2,11 @@ import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import { type NextFunction, type Request, type Response, Router } from "express";
-import { loadSettings, selectEnabledUserRole } from "@agentq/core";
+import { recentSettings, selectEnabledUserRole } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { BOARD_COOKIE, readCookie, verifyBoardSession } from "./board-session.ts";
 
 export const QUEUE_BOARD_PATH = "/admin/queues";
-
-/** How long the board's read-only switch is taken from a read of the settings. Default 5 s. */
-const SETTINGS_TTL_MS = 5000;
 
 /**
  * Bull Board over the run queue at /admin/queues, for admins only: a browser gets there with the
@@ -22,8 +19,9 @@ export function queueBoard(dependencies: ApiDependencies): Router {
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);
   const adapter = (readOnlyMode: boolean) => new BullMQAdapter(dependencies.runs.queue, { readOnlyMode });
   const board = createBullBoard({ queues: [adapter(true)], serverAdapter });
+  // The read-only switch follows the setting within recentSettings' 5 s.
+  const settings = recentSettings(dependencies.prisma);
   let actionsAllowed = false;
-  let settingsReadAt = 0;
 
   const router = Router();
   router.use(QUEUE_BOARD_PATH, async (request: Request, response: Response, next: NextFunction) => {
@@ -38,13 +36,10 @@ export function queueBoard(dependencies: ApiDependencies): Router {
         response.status(403).type("text/plain").send("The queue board is for admins.\n");
         return;
       }
-      if (Date.now() - settingsReadAt > SETTINGS_TTL_MS) {
-        const allowed = (await loadSettings(dependencies.prisma)).queue_board_actions;
-        settingsReadAt = Date.now();
-        if (allowed !== actionsAllowed) {
-          actionsAllowed = allowed;
-          board.replaceQueues([adapter(!allowed)]);
-        }
+      const allowed = (await settings()).queue_board_actions;
+      if (allowed !== actionsAllowed) {
+        actionsAllowed = allowed;
+        board.replaceQueues([adapter(!allowed)]);
       }
       next();
     } catch (error) {
