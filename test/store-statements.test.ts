@@ -675,6 +675,34 @@ describe("the store's SQL statements", () => {
       ).toEqual(["one", "two"]);
     });
 
+    it("the commit batcher does not retry a group whose outcome is unknown (the connection failed after the commit): nothing is written twice", async () => {
+      const runs = await Promise.all(
+        Array.from({ length: 3 }, async () => {
+          const chatId = await newChat();
+          const runId = await queuedRun(chatId);
+          return { chatId, runId, version: await take(runId) };
+        }),
+      );
+      let failAfterCommit = false;
+      const query = async (...args: Parameters<pg.Pool["query"]>) => {
+        const result = await pool.query(...args);
+        // The statement committed, and then the answer was lost on the way back.
+        if (failAfterCommit) throw new Error("Connection terminated unexpectedly");
+        return result;
+      };
+      const batcher = createRunCommitBatcher({ runner: { query: query as pg.Pool["query"] }, clock: () => new Date(), maxInFlight: 1 });
+      const step = (run: { runId: string; version: number }) => {
+        const change = emptyStatementChange(run.runId, run.version);
+        change.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+        return change;
+      };
+      const blocker = batcher.commit(step(runs[0] as (typeof runs)[number]), runs[0]?.chatId as string);
+      failAfterCommit = true;
+      const outcomes = await Promise.allSettled([blocker, ...runs.slice(1).map((run) => batcher.commit(step(run), run.chatId))]);
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(["rejected", "rejected", "rejected"]);
+      for (const run of runs) expect(await prisma.runEvent.count({ where: { runId: run.runId } })).toBe(2);
+    });
+
     it("queryParsed refuses a row whose columns do not match the schema, naming the statement and the column", async () => {
       const row = z.object({ lease_version: z.number() });
       await expect(queryParsed(pool, "SELECT 'one'::text AS lease_version", [], row)).rejects.toThrow(SqlRowError);

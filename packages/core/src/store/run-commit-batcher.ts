@@ -1,3 +1,4 @@
+import pg from "pg";
 import type { Clock } from "../clock.ts";
 import { type CommittedChange, commitRunStatement, commitRunStatements, type RunStatementChange } from "./run-statement.ts";
 import type { SqlRunner } from "./sql-pool.ts";
@@ -29,8 +30,10 @@ interface Waiting {
  * statement and one transaction (commitRunStatements) instead of one each. A step waits for nothing
  * when fewer than `maxInFlight` statements are running: it goes alone at once; only under load do
  * steps queue, for at most one statement's time, and then share the next. Each run's result is its
- * own: a fence that refused one run refuses only that run; a statement that fails (one change
- * breaking a constraint) is retried change by change, so the others still commit.
+ * own: a fence that refused one run refuses only that run; a statement that Postgres refused (one
+ * change breaking a constraint: the whole statement rolled back) is retried change by change, so the
+ * others still commit. Any other failure (the connection lost) may have come after the commit: it is
+ * passed to every step unretried, as a lone commit's is, so no change can be written twice.
  */
 export function createRunCommitBatcher(options: RunCommitBatcherOptions): RunCommitter {
   const maxBatch = options.maxBatch ?? 64;
@@ -63,8 +66,8 @@ export function createRunCommitBatcher(options: RunCommitBatcherOptions): RunCom
       );
       for (const [index, waiting] of batch.entries()) waiting.resolve(results[index] ?? null);
     } catch (error) {
-      if (batch.length === 1) {
-        batch[0]?.reject(error);
+      if (batch.length === 1 || !(error instanceof pg.DatabaseError)) {
+        for (const waiting of batch) waiting.reject(error);
         return;
       }
       for (const waiting of batch) {
