@@ -37,7 +37,6 @@ export { type AdmittedRun, ADMITTED_WAITING_PER_USER, type DispatchDependencies,
 export { findUsersAwaitingAdmission } from "./runs/runs-to-reconcile.ts";
 export { QuotaExceededError, quotaDay } from "./users/user-quotas.ts";
 export { getUserUsage, type UserUsageView } from "./users/user-usage.ts";
-export { readNumericSetting } from "./settings/read-numeric-setting.ts";
 export { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "./workspaces/workspace-store.ts";
 export { readWorkspaceFile, writeWorkspaceFile } from "./workspaces/workspace-files.ts";
 export { FileNotFoundError } from "./workspaces/workspace-file-errors.ts";

@@ -1,11 +1,8 @@
 import type { RequestHandler } from "express";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AgentqError, type Logger, type PrismaClient, readNumericSetting } from "@agentq/core";
+import { AgentqError, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
 import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
 import { currentUser } from "./authenticate.ts";
-
-/** How long an instance reuses the `api_rate_limit_per_minute` it read from the settings. Default 5 s: a change applies within that. */
-const SETTING_CACHE_MS = 5000;
 
 /**
  * How long a request waits for the limiter's count before going through uncounted. Default 500 ms:
@@ -33,15 +30,10 @@ export interface RateLimitOptions {
  */
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   const limiters = new Map<number, RateLimiterRedis>();
-  let cached: { points: number; readAt: number } | undefined;
+  // The limit follows the setting within recentSettings' 5 s.
+  const settings = recentSettings(options.prisma);
   let lastFailureLoggedAt = 0;
 
-  const pointsPerMinute = async (): Promise<number> => {
-    if (cached && Date.now() - cached.readAt < SETTING_CACHE_MS) return cached.points;
-    const points = await readNumericSetting(options.prisma, "api_rate_limit_per_minute");
-    cached = { points, readAt: Date.now() };
-    return points;
-  };
   const limiterFor = (points: number): RateLimiterRedis => {
     let limiter = limiters.get(points);
     if (!limiter) {
@@ -61,7 +53,7 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
 
   return async (request, response, next) => {
     const user = currentUser(request);
-    const points = await pointsPerMinute();
+    const points = (await settings()).api_rate_limit_per_minute;
     if (points <= 0) return next();
     let timer: NodeJS.Timeout | undefined;
     try {
