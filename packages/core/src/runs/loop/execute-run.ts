@@ -24,7 +24,8 @@ export function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunI
   return inSpan(SpanName.runExecute, attributes, async (span) => {
     const outcome = await executeRunSteps(dependencies, input, span);
     span.setAttribute(TraceAttribute.outcome, outcome.kind);
-    if (outcome.kind === "failed") markSpanFailed(span, `${outcome.error.code}: ${outcome.error.message}`);
+    // The code only: a run's error message can quote what the model or a tool said.
+    if (outcome.kind === "failed") markSpanFailed(span, outcome.error.code);
     return outcome;
   });
 }

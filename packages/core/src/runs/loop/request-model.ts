@@ -1,4 +1,5 @@
 import type { Span } from "@opentelemetry/api";
+import { AgentqError } from "../../errors/agentq-error.ts";
 import { inSpan, markSpanFailed } from "../../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import type { ModelClient, ModelMessage, ModelResponse, ModelToolSchema } from "../../models/model-client.ts";
@@ -40,7 +41,8 @@ export function requestModel(input: RequestModelInput): Promise<ModelRequestResu
         [TraceAttribute.genAiFinishReasons]: [finishReason],
       });
     } else {
-      markSpanFailed(span, result.kind === "failed" ? String(result.error instanceof Error ? result.error.message : result.error) : result.kind);
+      // The error's code, not its message: a provider's message can quote the request (spans carry no run content).
+      markSpanFailed(span, result.kind === "failed" ? (result.error instanceof AgentqError ? result.error.code : "model_call_failed") : result.kind);
     }
     return result;
   });
