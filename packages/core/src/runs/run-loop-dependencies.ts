@@ -56,8 +56,8 @@ export interface RunLoopDependencies {
   /** Milliseconds between text-delta publishes (deltas are coalesced). Default 25. */
   deltaFlushMs?: number;
   /**
-   * How a step's change is committed. The worker passes a RunCommitBatcher (group commit: the steps of
-   * many runs share a statement under load). Default: each step commits alone on the pool.
+   * How a step's change is committed: a RunCommitBatcher (createRunCommitBatcher; group commit: the
+   * steps of many runs share a statement under load, and each goes alone at once when few are in flight).
    */
-  commits?: RunCommitter;
+  commits: RunCommitter;
 }

@@ -1,14 +1,6 @@
 import type { ToolOfferContext } from "../../policy/offered-tools.ts";
-import { sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { createFileReadLedger } from "../../store/file-read-ledger.ts";
-import {
-  commitRunStatement,
-  emptyStatementChange,
-  isEmptyStatementChange,
-  type CommittedChange,
-  type RunStatementChange,
-  stageFileRead,
-} from "../../store/run-statement.ts";
+import { emptyStatementChange, isEmptyStatementChange, type CommittedChange, type RunStatementChange, stageFileRead } from "../../store/run-statement.ts";
 import type { FileReadLedger } from "../../tools/tool-definition.ts";
 import type { RunContext } from "../load-run-context.ts";
 import type { LoopState } from "../loop-state.ts";
@@ -95,10 +87,7 @@ export class RunExecution {
     this.#staged = null;
     if (!staged || isEmptyStatementChange(staged)) return null;
     if (staged.loopState === undefined) staged.loopState = this.loopState;
-    const { commits } = this.dependencies;
-    const result = commits
-      ? await commits.commit(staged, this.context.run.chatId)
-      : await commitRunStatement(sqlPoolOf(this.dependencies.prisma), staged, this.dependencies.clock());
+    const result = await this.dependencies.commits.commit(staged, this.context.run.chatId);
     if (!result) throw new LeaseLostError(this.runId);
     this.#cancelRequested = result.run.cancelRequested;
     if (result.events.length > 0) {
