@@ -91,7 +91,7 @@ export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, Unavai
 export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
 export { isConnectionError } from "./errors/is-connection-error.ts";
 export { describeStartupFailure, type StartupFailure } from "./config/describe-startup-failure.ts";
-export { hashTagOf, isClusterRedisUrl, parseRedisUrl, type RedisTarget, RedisUrlError } from "./config/parse-redis-url.ts";
+export { isClusterRedisUrl, parseRedisUrl, type RedisTarget, RedisUrlError } from "./config/parse-redis-url.ts";
 export { type CommonConfig, commonConfigFromEnvironment, commonEnvironmentShape, parseEnvironment } from "./config/environment-schema.ts";
 export { createLogger, type Logger } from "./logging/create-logger.ts";
 export { redactSecrets } from "./logging/redact-secrets.ts";

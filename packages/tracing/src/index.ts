@@ -1,4 +1,3 @@
 // Only the entry point's light part: the SDK and the instrumentations are imported by startTracing
 // when tracing is on, never by importing this package.
-export { isTracingEnabled } from "./is-tracing-enabled.ts";
 export { type StartTracingOptions, startTracing, type Tracing } from "./start-tracing.ts";

@@ -22,7 +22,7 @@ export function createApiMetrics(): ApiMetrics {
 }
 
 /** Name of the queue-depth gauge: what an autoscaler of the workers reads (docs/operations.md). */
-export const QUEUE_JOBS_METRIC = "agentq_queue_jobs";
+const QUEUE_JOBS_METRIC = "agentq_queue_jobs";
 
 /**
  * `agentq_queue_jobs{state="waiting|active|delayed|failed"}`: the run queue's jobs, read from Redis

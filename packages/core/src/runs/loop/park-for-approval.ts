@@ -7,7 +7,7 @@ import type { TaintSource } from "../../policy/taint-sources.ts";
 import { sqlPoolOf } from "../../store/create-prisma-client.ts";
 import { stageToolCallUpdate } from "../../store/run-statement.ts";
 import { selectDocumentCurrentRevision } from "../../store/statements/document-statements.ts";
-import { selectOwnEmail } from "../../store/statements/email-statements.ts";
+import { type EmailRecord, selectOwnEmail } from "../../store/statements/email-statements.ts";
 import { type EmailContent, emailApprovalPreview, emailContentRevision } from "../../email/email-revision.ts";
 import type { ToolDefinition } from "../../tools/tool-definition.ts";
 import { workspaceFileRevision } from "../../workspaces/workspace-files.ts";
@@ -132,7 +132,7 @@ async function boundRevision(
 }
 
 /** The run's user's email (undefined: no such email of theirs). */
-export async function emailNow(execution: RunExecution, emailId: string) {
+function emailNow(execution: RunExecution, emailId: string): Promise<EmailRecord | undefined> {
   return selectOwnEmail(sqlPoolOf(execution.dependencies.prisma), { userId: execution.context.run.userId, emailId });
 }
 
