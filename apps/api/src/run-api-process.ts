@@ -15,7 +15,7 @@ export async function runApiProcess(tracing: Tracing): Promise<void> {
 
   let api: ApiServer;
   try {
-    api = await startApiServer(config, tracing.queueTelemetry === undefined ? {} : { queueTelemetry: tracing.queueTelemetry });
+    api = await startApiServer(config, { queueTelemetry: tracing.queueTelemetry });
   } catch (error) {
     // One JSON line, like every other log line, naming the setting to check.
     const failure = describeStartupFailure(error, config);

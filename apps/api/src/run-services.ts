@@ -73,7 +73,7 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
   const runQueue = new RunQueue({
     connection: queueConnection,
     prefix: config.queuePrefix,
-    ...(input.queueTelemetry === undefined ? {} : { telemetry: input.queueTelemetry }),
+    telemetry: input.queueTelemetry,
   });
   runQueue.queue.on("error", () => undefined);
   const publisher: RunEventPublisher = createRedisRunEventPublisher(queueConnection, config.queuePrefix);

@@ -75,9 +75,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
   const redis = overrides.redis ?? createRedisConnection(config.redisUrl, logger);
   let runs: ApiDependencies["runs"];
   try {
-    runs =
-      overrides.runs ??
-      (await createRunServices({ config, prisma, logger, ...(overrides.queueTelemetry === undefined ? {} : { queueTelemetry: overrides.queueTelemetry }) }));
+    runs = overrides.runs ?? (await createRunServices({ config, prisma, logger, queueTelemetry: overrides.queueTelemetry }));
   } catch (error) {
     if (overrides.prisma === undefined) await prisma.$disconnect();
     if (overrides.redis === undefined) await closeRedisConnection(redis);

@@ -19,7 +19,7 @@ export async function runWorkerProcess(tracing: Tracing): Promise<void> {
       config,
       logger,
       processEnvironment: process.env,
-      ...(tracing.queueTelemetry === undefined ? {} : { queueTelemetry: tracing.queueTelemetry }),
+      queueTelemetry: tracing.queueTelemetry,
     });
   } catch (error) {
     const failure = describeStartupFailure(error, config);

@@ -305,7 +305,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     // The run's lease in Postgres, not the job lock, guards against double execution; a stalled job
     // only means "look again", so it must not be failed after one stall.
     maxStalledCount: 100,
-    ...(options.queueTelemetry === undefined ? {} : { telemetry: options.queueTelemetry }),
+    telemetry: options.queueTelemetry,
   });
   worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));

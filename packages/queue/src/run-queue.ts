@@ -39,7 +39,7 @@ export class RunQueue {
     this.queue = new Queue(RUN_QUEUE_NAME, {
       connection: options.connection,
       prefix: options.prefix,
-      ...(options.telemetry === undefined ? {} : { telemetry: options.telemetry }),
+      telemetry: options.telemetry,
     });
   }
 
