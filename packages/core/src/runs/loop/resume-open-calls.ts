@@ -2,14 +2,13 @@ import { parseToolArguments } from "../../tools/parse-tool-arguments.ts";
 import { isReadOnlyTool } from "../../tools/tool-definition.ts";
 import type { OpenToolCall } from "../load-run-context.ts";
 import type { StepOutcome } from "../run-outcome.ts";
-import { answerToolCall } from "./answer-tool-call.ts";
 import { checkApprovedCall } from "./check-approved-call.ts";
 import { executeToolCall } from "./execute-tool-call.ts";
 import { documentRevisionNow, emailRevisionNow, reparkForApproval } from "./park-for-approval.ts";
 import { argumentsTextOf, type PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
 import { runToolCalls } from "./run-tool-calls.ts";
-import { type ToolCallOutcome, traceToolCall } from "./trace-tool-call.ts";
+import { answerWithoutRunning } from "./trace-tool-call.ts";
 
 const OUTCOME_UNKNOWN = "outcome unknown: the worker executing this call stopped before recording its result; check the current state before repeating it";
 
@@ -72,14 +71,6 @@ export async function resumeOpenCalls(execution: RunExecution): Promise<StepOutc
     // The sources that had entered when the calls' round began (calls resumed above may have added more).
     taintedBy: run.taintedBy.slice(0, roundTaintSources ?? undefined),
     sentTools: roundTools,
-  });
-}
-
-/** Answers an open call with a tool error for the model, under its tool-call span. */
-function answerWithoutRunning(execution: RunExecution, call: PendingCall, outcome: ToolCallOutcome, error: string): Promise<void> {
-  return traceToolCall(execution, call, [], () => {
-    answerToolCall(execution, call, { ok: false, error });
-    return outcome;
   });
 }
 

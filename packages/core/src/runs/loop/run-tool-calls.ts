@@ -1,12 +1,11 @@
 import type { TaintSource } from "../../policy/taint-sources.ts";
 import { assertNever, type StepOutcome } from "../run-outcome.ts";
-import { answerToolCall } from "./answer-tool-call.ts";
 import { executeToolCall } from "./execute-tool-call.ts";
 import { handleToolCall } from "./handle-tool-call.ts";
 import { type ApprovalRequest, parkForApproval } from "./park-for-approval.ts";
 import type { PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
-import { traceToolCall } from "./trace-tool-call.ts";
+import { answerWithoutRunning, traceToolCall } from "./trace-tool-call.ts";
 
 export interface RunToolCallsOptions {
   /** Whether the run was tainted when the model emitted the calls (their round's start). */
@@ -41,10 +40,7 @@ export async function runToolCalls(execution: RunExecution, calls: readonly Pend
     const { action } = handled;
     switch (action.kind) {
       case "refuse":
-        await traceToolCall(execution, call, [], () => {
-          answerToolCall(execution, call, { ok: false, error: action.error }, { events: action.events });
-          return "refused";
-        });
+        await answerWithoutRunning(execution, call, "refused", action.error, { events: action.events });
         break;
       case "needs_approval":
         approvals.push({ call, tool: action.tool, args: action.args, effects: action.effects, reason: action.reason });

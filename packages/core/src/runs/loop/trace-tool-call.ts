@@ -1,6 +1,7 @@
 import type { Span } from "@opentelemetry/api";
 import { inSpan } from "../../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
+import { type AnswerOptions, answerToolCall } from "./answer-tool-call.ts";
 import type { PendingCall } from "./pending-call.ts";
 import type { RunExecution } from "./run-execution.ts";
 
@@ -25,5 +26,19 @@ export async function traceToolCall(
   };
   await inSpan(SpanName.toolCall, attributes, async (span) => {
     span.setAttribute(TraceAttribute.outcome, await work(span));
+  });
+}
+
+/** Answers a call with a tool error for the model without running it (refused, denied, withdrawn...), under its tool-call span. */
+export function answerWithoutRunning(
+  execution: RunExecution,
+  call: PendingCall,
+  outcome: ToolCallOutcome,
+  error: string,
+  options: Pick<AnswerOptions, "events"> = {},
+): Promise<void> {
+  return traceToolCall(execution, call, [], () => {
+    answerToolCall(execution, call, { ok: false, error }, options);
+    return outcome;
   });
 }
