@@ -187,6 +187,9 @@ run AS (
     cancel_requested = r.cancel_requested OR input.c ? 'request_cancel'
   FROM input
   WHERE r.id = input.c->>'run_id'
+    -- Said twice on purpose: the planner takes jsonb_array_elements for 100 rows and would hash-join
+    -- them with a scan of every run; as an array it looks the few runs up by their key.
+    AND r.id = ANY (ARRAY(SELECT c->>'run_id' FROM input))
     AND CASE WHEN input.c ? 'status_in'
       THEN r.status::text IN (SELECT jsonb_array_elements_text(input.c->'status_in'))
       ELSE r.lease_version = (input.c->>'lease_version')::int END
@@ -205,7 +208,7 @@ hook AS (
 chat AS (
   UPDATE chats SET message_count = chats.message_count + jsonb_array_length(change.c->'messages'), updated_at = change.now
   FROM change
-  WHERE chats.id = change.chat_id AND jsonb_array_length(change.c->'messages') > 0
+  WHERE chats.id = change.chat_id AND chats.id = ANY (ARRAY(SELECT chat_id FROM change)) AND jsonb_array_length(change.c->'messages') > 0
   RETURNING chats.id, chats.message_count
 ),
 msg AS (

@@ -38,7 +38,8 @@ taken AS (
     started_at = coalesce(r.started_at, now()),
     updated_at = now()
   FROM previous
-  WHERE r.id = previous.id
+  -- r.id = $1 as well: joined on previous.id alone, the planner scanned every run for the filters below.
+  WHERE r.id = $1 AND r.id = previous.id
     AND r.status IN ('queued', 'running')
     AND r.dispatched_at IS NOT NULL
     AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
