@@ -280,6 +280,7 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
   await put(stack, `/api/workspaces/${workspace.id}/files/a.txt`, { content: "input\n" });
   const memoryBefore = await usedMemory(stack);
   const runIds: string[] = [];
+  const parkCpu = cpuPerRun(stack);
   const parkStarted = performance.now();
   await pool(count, CONCURRENCY, async (index) => {
     const chat = await post(stack, "/api/chats", { workspace_id: workspace.id });
@@ -292,9 +293,11 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
   });
   await waitForStatus(stack, runIds, "awaiting_approval");
   const parkSeconds = (performance.now() - parkStarted) / 1000;
+  const parkCpuMsPerRun = parkCpu(count);
   const jobsWhileParked = await jobCount(stack);
   const memoryAdded = (await usedMemory(stack)) - memoryBefore;
   const approvals = await pendingApprovals(stack, runIds);
+  const resumeCpu = cpuPerRun(stack);
   const resumeStarted = performance.now();
   await pool(approvals.length, CONCURRENCY, async (index) => {
     await post(stack, "/api/approvals", { tool_approval_id: approvals[index], tool_approval_decision: "allow_task" });
@@ -307,6 +310,7 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
     queue_jobs_while_parked: jobsWhileParked,
     redis_memory_added_mb: round(memoryAdded / 1024 / 1024),
     seconds_to_resume_all: round((performance.now() - resumeStarted) / 1000),
+    cpu_ms_per_run: { park: parkCpuMsPerRun, resume: resumeCpu(count) },
   };
 }
 

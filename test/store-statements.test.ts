@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChat, createUser, generateId, systemClock } from "@agentq/core";
+import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
 import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
@@ -333,7 +334,7 @@ describe("the store's SQL statements", () => {
       expect(await selectRunsOfChatInStatuses(pool, { chatId, statuses: [RunStatus.running] })).toEqual([]);
     });
 
-    it("insertQueuedRun creates the run with its first event and key, and creates nothing when 'reject' finds an active run", async () => {
+    it("insertQueuedRun creates the run with its first event and key, reports the user's daily quotas, and creates nothing when 'reject' finds an active run", async () => {
       const chatId = await newChat();
       const input = {
         chatId,
@@ -349,6 +350,7 @@ describe("the store's SQL statements", () => {
         queuedEventData: { multitask: "reject" },
         idempotencyKey: "create-key",
         idempotencyExpiresAt: new Date(Date.now() + 60_000),
+        limitDefaults: LIMIT_DEFAULTS,
       };
       const runId = generateId("run");
       const created = await insertQueuedRun(pool, { ...input, runId, rejectIfActive: true });
@@ -357,9 +359,12 @@ describe("the store's SQL statements", () => {
       expect((await selectRunEventsAfter(pool, { runId, after: 0, limit: 10 })).map((row) => row.type)).toEqual(["run.queued"]);
       expect(await prisma.idempotencyKey.findFirst({ where: { userId: user.id, key: "create-key" } })).toMatchObject({ runId });
 
+      // The user's own quota, which creation must check under their lock.
+      await pool.query("UPDATE users SET runs_per_day = 7 WHERE id = $1", [user.id]);
       const refused = await insertQueuedRun(pool, { ...input, runId: generateId("run"), rejectIfActive: true, idempotencyKey: null });
-      expect(refused).toEqual({ created_at: null, first_active_id: runId, blocking_runs: 1 });
+      expect(refused).toEqual({ created_at: null, first_active_id: runId, blocking_runs: 1, runs_per_day: 7, tokens_per_day: 0 });
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
+      await pool.query("UPDATE users SET runs_per_day = NULL WHERE id = $1", [user.id]);
     });
   });
 

@@ -134,6 +134,10 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
           ...input,
         },
       );
+      // Admitted as the API admits it, so that it can be taken; the harness executes it itself.
+      if (created.runnable) {
+        await dispatchRunsOfUser({ prisma, clock: systemClock, logger: dependencies.logger, schedule: async () => undefined }, { userId });
+      }
       return created.runId;
     },
     async execute(runId, executeOptions = {}) {
@@ -159,6 +163,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
             publish: () => undefined,
             schedule: async (runId) => void scheduled.push(runId),
             admitFor: dependencies.scheduler.admitFor,
+            admitCreated: async () => undefined,
             requestCancel: () => undefined,
           },
         },

@@ -6,6 +6,7 @@ import {
   type EmailServices,
   sqlPoolOf,
   createToolRegistry,
+  AdmissionRounds,
   dispatchRunsOfUser,
   generateId,
   type Logger,
@@ -45,6 +46,8 @@ export interface RunServices {
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow (core runs/admit-runs.ts) and hands them on. */
   admitFor(runId: string): Promise<void>;
+  /** Admits a created run's user in a shared round; rejects when the queue could not take the run (core RunAfterCommit). */
+  admitCreated(userId: string, runId: string): Promise<void>;
   /** Publishes committed events to live subscribers (best effort). */
   publish(runId: string, events: RunEventRecord[]): void;
   /** Asks whichever worker runs it to stop now. */
@@ -93,6 +96,8 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);
 
+  const schedule = (runId: string, generation: RunGeneration) => services.schedule(runId, generation);
+  const admissions = new AdmissionRounds({ prisma, clock: systemClock, logger, schedule });
   const services: RunServices = {
     tools,
     queue: runQueue.queue,
@@ -130,8 +135,12 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
       }
     },
     async admitFor(runId) {
-      const schedule = (id: string, generation: RunGeneration) => services.schedule(id, generation);
       await dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, { runId });
+    },
+    async admitCreated(userId, runId) {
+      await admissions.request(userId);
+      const failure = admissions.takeFailure(runId);
+      if (failure !== undefined) throw failure;
     },
     publish(runId, events) {
       if (events.length > 0) publisher.publishEvents(runId, events).catch(() => undefined);

@@ -11,6 +11,7 @@ import {
   createPrismaClient,
   createRunCommitBatcher,
   createToolRegistry,
+  AdmissionRounds,
   dispatchRunsOfUser,
   documentStoreOf,
   executeRun,
@@ -173,24 +174,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       logger.warn({ err: error, ...owner }, "admission failed; the sweep admits the user's runs later");
       return [];
     });
-  // One admission at a time per user, repeated once more when asked meanwhile: a burst of runs
-  // taken or ended costs a few admissions, not one each.
-  const admitting = new Map<string, Promise<void>>();
-  const askedAgain = new Set<string>();
-  const requestAdmission = (userId: string) => {
-    if (admitting.has(userId)) {
-      askedAgain.add(userId);
-      return;
-    }
-    const loop = async () => {
-      do {
-        askedAgain.delete(userId);
-        await admit({ userId });
-      } while (askedAgain.has(userId));
-      admitting.delete(userId);
-    };
-    admitting.set(userId, loop());
-  };
+  // Shared rounds: a burst of runs taken or ended costs a few admissions, not one each.
+  const admissions = new AdmissionRounds({ prisma, clock: systemClock, logger, schedule });
+  const requestAdmission = (userId: string) => void admissions.request(userId);
   const dependencies: RunLoopDependencies = {
     prisma,
     publisher,

@@ -34,6 +34,7 @@ export { rotateUserToken } from "./users/rotate-user-token.ts";
 export type { UserView } from "./users/user-view.ts";
 export { bootstrapAdmin } from "./users/bootstrap-admin.ts";
 export { type AdmittedRun, ADMITTED_WAITING_PER_USER, type DispatchDependencies, dispatchRunsOfUser } from "./runs/admit-runs.ts";
+export { AdmissionRounds } from "./runs/admission-rounds.ts";
 export { findUsersAwaitingAdmission } from "./runs/runs-to-reconcile.ts";
 export { QuotaExceededError, quotaDay } from "./users/user-quotas.ts";
 export { getUserUsage, type UserUsageView } from "./users/user-usage.ts";

@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import { NUMERIC_SETTINGS } from "../settings/agent-settings.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
-import { admitQueuedRunsOfUser, lockUserLimits, type UserLimitsRow } from "../store/statements/admission-statements.ts";
+import { admitQueuedRunsOfUser, lockUserLimits } from "../store/statements/admission-statements.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 
 /**
@@ -33,11 +33,10 @@ export interface AdmittedRun {
 
 /**
  * Admits the user's queued runs their limits leave room for, oldest first, inside the caller's
- * transaction: locks the user's row, then marks the runs admitted (`dispatched_at`). `limits`:
- * when the caller already holds the lock and read them.
+ * transaction: locks the user's row, then marks the runs admitted (`dispatched_at`).
  */
-export async function admitRunsInTransaction(client: pg.PoolClient, owner: AdmissionOwner, now: Date, limits?: UserLimitsRow): Promise<AdmittedRun[]> {
-  const applied = limits && "userId" in owner ? { ...limits, user_id: owner.userId } : await lockUserLimits(client, { ...owner, defaults: LIMIT_DEFAULTS });
+async function admitRunsInTransaction(client: pg.PoolClient, owner: AdmissionOwner, now: Date): Promise<AdmittedRun[]> {
+  const applied = await lockUserLimits(client, { ...owner, defaults: LIMIT_DEFAULTS });
   if (!applied) return [];
   const rows = await admitQueuedRunsOfUser(client, {
     userId: applied.user_id,

@@ -14,7 +14,7 @@ import {
 } from "../store/statements/run-create-statements.ts";
 import { lockUserLimits, selectUserUsage } from "../store/statements/admission-statements.ts";
 import { exceededQuota, QuotaExceededError, quotaDay } from "../users/user-quotas.ts";
-import { type AdmittedRun, admitRunsInTransaction, LIMIT_DEFAULTS } from "./admit-runs.ts";
+import { LIMIT_DEFAULTS } from "./admit-runs.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { RunInProgressError } from "./run-errors.ts";
 import { ACTIVE_STATUSES } from "./run-status.ts";
@@ -44,8 +44,6 @@ export interface CreateRunResult {
   events: { runId: string; events: RunEventRecord[] }[];
   /** Interrupted runs that a worker is executing: it must be told to stop now. */
   cancelRequested: string[];
-  /** Runs admission handed on in this transaction (the new one, when the user's limits allow): the caller enqueues them. */
-  admitted: AdmittedRun[];
 }
 
 /** "The same idempotency_key from the same user within 24 hours returns the first run." */
@@ -53,13 +51,14 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Creates a queued run in one transaction: idempotency, the user's daily quotas, the chat's multitask
- * rule, the run row and its `run.queued` event (seq 1), and its admission (runs/admit-runs.ts): the
- * caller enqueues the `admitted` runs after the commit. Over a quota: QuotaExceededError, nothing created.
+ * rule, the run row and its `run.queued` event (seq 1). Over a quota: QuotaExceededError, nothing
+ * created. A `runnable` run is admitted by the caller after the commit (runs/admission-rounds.ts),
+ * in a round shared with the user's other creations: the user's row lock, which admission needs, is
+ * taken here only when a daily quota applies, so one user's creations do not queue behind each other.
  *
  * Plain SQL on the Prisma client's pool (store/statements/run-create-statements.ts): every run
- * starts here. Without a key, a run is created or refused in four round trips (BEGIN, the chat's
- * lock, the create statement, COMMIT) where Prisma's interactive transaction took eight; a key adds
- * its lock.
+ * starts here. Without a key or a quota, a run is created or refused in four round trips (BEGIN, the
+ * chat's lock, the create statement, COMMIT); a key adds its lock, a quota the user's lock and usage.
  */
 export async function createRun(dependencies: CreateRunDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   const now = dependencies.clock();
@@ -69,7 +68,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       await lockIdempotencyKey(client, `idem:${userId}:${idempotencyKey}`);
     }
     const locked = await lockChatForRunCreation(client, { chatId: chatId, userId: userId, idempotencyKey: idempotencyKey ?? null, now });
-    if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [], admitted: [] };
+    if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [] };
     if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: chatId });
 
     const events: CreateRunResult["events"] = [];
@@ -88,13 +87,14 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       queuedEventData: { multitask: multitask },
       idempotencyKey: idempotencyKey ?? null,
       idempotencyExpiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+      limitDefaults: LIMIT_DEFAULTS,
     });
     if (!outcome?.created_at) throw new RunInProgressError(chatId, outcome?.first_active_id ?? "");
     events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: multitask } }] });
-    // The user's row last (after the chat's, always in that order), so that it is held only for the
-    // quota check, the admission and the commit: a user's creations and admissions serialize here.
-    // Checked after the insert, the quotas see this run too; over one, the rollback creates nothing.
-    const limits = await lockUserLimits(client, { userId, defaults: LIMIT_DEFAULTS });
+    // A quota is checked under the user's row lock, last (after the chat's, always in that order), so
+    // that two creations cannot both take its last unit. Checked after the insert, the quotas see this
+    // run too; over one, the rollback creates nothing.
+    const limits = outcome.runs_per_day > 0 || outcome.tokens_per_day > 0 ? await lockUserLimits(client, { userId, defaults: LIMIT_DEFAULTS }) : undefined;
     if (limits && (limits.runs_per_day > 0 || limits.tokens_per_day > 0)) {
       const day = quotaDay(now);
       const usage = await selectUserUsage(client, { userId, dayStart: day.start });
@@ -102,9 +102,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       const exceeded = exceededQuota(limits, { runs_today: usage.runs_today - 1, tokens_today: usage.tokens_today });
       if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
     }
-    const runnable = outcome.blocking_runs === 0;
-    const admitted = runnable && limits ? await admitRunsInTransaction(client, { userId }, now, limits) : [];
-    return { runId, created: true, runnable, events, cancelRequested, admitted };
+    return { runId, created: true, runnable: outcome.blocking_runs === 0, events, cancelRequested };
   });
 }
 

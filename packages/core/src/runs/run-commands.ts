@@ -25,6 +25,12 @@ export interface RunAfterCommit {
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow, and hands them on (runs/admit-runs.ts). */
   admitFor(runId: string): Promise<void>;
+  /**
+   * Admits `userId`'s queued runs in a round shared with their other creations (admission-rounds.ts)
+   * once `runId`, just created, is committed; rejects (UnavailableError) when that round admitted
+   * `runId` and the queue could not take it.
+   */
+  admitCreated(userId: string, runId: string): Promise<void>;
   /** Asks whichever worker executes the run to stop at once (best effort: it also sees the flag). */
   requestCancel(runId: string): void;
 }
@@ -39,9 +45,10 @@ export interface RunCommandDependencies {
 
 /**
  * POST /api/chats/:id/runs: creates the run (multitask rule, idempotency), then publishes what it
- * committed, stops the runs it interrupted and hands the new run to a worker when admission let it
- * through (nothing ahead in its chat, the user under max_active_runs). A queue that cannot take the run rejects after the commit: the run is kept, queued, and
- * the reconciler hands it on later.
+ * committed, stops the runs it interrupted and, when nothing is ahead of it in its chat, admits it
+ * (and older queued runs of the user their limits now leave room for) and hands it to a worker. A
+ * queue that cannot take the run rejects after the commit: the run is kept, queued, and the
+ * reconciler hands it on later.
  */
 export function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   // The span is active while the run is enqueued: the job carries its context, and the worker's
@@ -52,8 +59,7 @@ export function startRun(dependencies: RunCommandDependencies, input: CreateRunI
     span.setAttribute(TraceAttribute.runId, result.runId);
     for (const { runId, events } of result.events) afterCommit.publish(runId, events);
     for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
-    // Admitted in the creating transaction (the new run, and older ones of the user it found room for).
-    for (const run of result.admitted) await afterCommit.schedule(run.id, run.generation);
+    if (result.created && result.runnable) await afterCommit.admitCreated(input.userId, result.runId);
     return result;
   });
 }

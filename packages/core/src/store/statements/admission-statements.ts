@@ -10,16 +10,21 @@ function numericSetting(key: string, fallback: number): string {
   return `COALESCE((SELECT (value::text)::numeric::int FROM settings WHERE key = '${key}' AND jsonb_typeof(value) = 'number'), ${fallback})`;
 }
 
+/** What the limits are when neither the user nor a setting sets them. */
+export interface LimitDefaults {
+  maxActiveRuns: number;
+  runsPerDay: number;
+  tokensPerDay: number;
+}
+
 /** The limits that apply to the user aliased `u`: their own, or the deployment's settings. */
-export function userLimitColumns(defaults: { maxActiveRuns: number; runsPerDay: number; tokensPerDay: number }): string {
+export function userLimitColumns(defaults: LimitDefaults): string {
   return `COALESCE(u.max_active_runs, ${numericSetting("user_max_active_runs", defaults.maxActiveRuns)}) AS max_active_runs,
   COALESCE(u.runs_per_day, ${numericSetting("user_runs_per_day", defaults.runsPerDay)}) AS runs_per_day,
   COALESCE(u.tokens_per_day, ${numericSetting("user_tokens_per_day", defaults.tokensPerDay)}) AS tokens_per_day`;
 }
 
 export const userLimitsRow = z.object({ max_active_runs: z.number(), runs_per_day: z.number(), tokens_per_day: z.number() });
-
-export type UserLimitsRow = z.output<typeof userLimitsRow>;
 
 /**
  * A run counts as active while it is running, or queued and admitted (handed to the queue, or a
@@ -74,7 +79,7 @@ let lockUserStatement: PreparedSql | undefined;
  */
 export async function lockUserLimits(
   runner: SqlRunner,
-  input: { userId?: string; runId?: string; defaults: { maxActiveRuns: number; runsPerDay: number; tokensPerDay: number } },
+  input: { userId?: string; runId?: string; defaults: LimitDefaults },
 ): Promise<z.output<typeof lockedUserRow> | undefined> {
   lockUserStatement ??= preparedSql(
     "admission_lock_user",

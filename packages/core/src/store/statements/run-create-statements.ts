@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RunStatus } from "../generated/enums.ts";
-import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+import { type PreparedSql, preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
+import { type LimitDefaults, userLimitColumns } from "./admission-statements.ts";
 import { webhookDeliveryInsert } from "./webhook-statements.ts";
 
 // Creating a run (runs/create-run.ts): the locks that serialize creation, the chat's active runs, and
@@ -64,9 +65,10 @@ export async function selectRunsOfChatInStatuses(
  * the run that was runnable when it committed, and so got the job, could sort behind a later one,
  * and the chat stalled until the reconciler stepped in.
  */
-const CREATE_SQL = preparedSql(
-  "run_create",
-  `
+const createSql = (limitDefaults: LimitDefaults) =>
+  preparedSql(
+    "run_create",
+    `
 WITH active AS (
   SELECT id, created_at FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[])
 ),
@@ -93,10 +95,21 @@ remembered_key AS (
 )
 SELECT (SELECT created_at FROM created) AS created_at,
   (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
-  (SELECT count(*) FROM active)::int AS blocking_runs`,
-);
+  (SELECT count(*) FROM active)::int AS blocking_runs,
+  limits.runs_per_day, limits.tokens_per_day
+FROM (SELECT ${userLimitColumns(limitDefaults)} FROM users AS u WHERE u.id = $4) AS limits`,
+  );
 
-const createdRunRow = z.object({ created_at: z.date().nullable(), first_active_id: z.string().nullable(), blocking_runs: z.number() });
+let createStatement: PreparedSql | undefined;
+
+const createdRunRow = z.object({
+  created_at: z.date().nullable(),
+  first_active_id: z.string().nullable(),
+  blocking_runs: z.number(),
+  /** The user's daily quotas (0: none), read without their row's lock: creation takes it only when one applies. */
+  runs_per_day: z.number(),
+  tokens_per_day: z.number(),
+});
 
 /** What a run is asked to do: the message, the model, and the switches that decide its tools. */
 export interface RunRequest {
@@ -121,6 +134,8 @@ export interface InsertQueuedRunInput extends RunRequest {
   queuedEventData: Record<string, unknown>;
   idempotencyKey: string | null;
   idempotencyExpiresAt: Date;
+  /** The limits' defaults (settings unset), as admission-statements.ts userLimitColumns takes them. */
+  limitDefaults: LimitDefaults;
 }
 
 /**
@@ -128,9 +143,10 @@ export interface InsertQueuedRunInput extends RunRequest {
  * the way); `blocking_runs` counts the active runs the new one waits for.
  */
 export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunInput): Promise<z.output<typeof createdRunRow> | undefined> {
+  createStatement ??= createSql(input.limitDefaults);
   const [row] = await queryParsed(
     runner,
-    CREATE_SQL,
+    createStatement,
     [
       input.chatId,
       input.activeStatuses,
