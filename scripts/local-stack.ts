@@ -176,13 +176,13 @@ export function cpuMs(pid: number | undefined): number | null {
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat times, is 100 on every common architecture. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** CPU time used so far by every Postgres server process of the machine (all databases), in ms. */
-export function postgresCpuMs(): number {
+/** CPU time used so far by every process of the machine named `command` (all Postgres servers, say), in ms. */
+export function commandCpuMs(command: string): number {
   let total = 0;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== "postgres") continue;
+      if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() !== command) continue;
     } catch {
       continue;
     }
@@ -195,14 +195,22 @@ export function postgresCpuMs(): number {
 export function cpuPerRun(stack: Pick<LocalStack, "api" | "workers">): (runs: number) => Record<string, number> {
   // Every worker process together.
   const workersCpuMs = () => stack.workers.reduce((sum, child) => sum + (cpuMs(child.pid) ?? 0), 0);
-  const before = { api: cpuMs(stack.api.pid) ?? 0, worker: workersCpuMs(), postgres: postgresCpuMs(), bench: process.cpuUsage() };
+  const before = {
+    api: cpuMs(stack.api.pid) ?? 0,
+    worker: workersCpuMs(),
+    postgres: commandCpuMs("postgres"),
+    redis: commandCpuMs("redis-server"),
+    bench: process.cpuUsage(),
+  };
   return (runs) => {
     const bench = process.cpuUsage(before.bench);
     const perRun = (used: number) => Math.round((used / runs) * 100) / 100;
     return {
       api: perRun((cpuMs(stack.api.pid) ?? 0) - before.api),
       worker: perRun(workersCpuMs() - before.worker),
-      postgres: perRun(postgresCpuMs() - before.postgres),
+      postgres: perRun(commandCpuMs("postgres") - before.postgres),
+      // The local Redis server (a remote one is not seen: 0).
+      redis: perRun(commandCpuMs("redis-server") - before.redis),
       // This process: the client and the fake model provider.
       bench_and_model: perRun((bench.user + bench.system) / 1000),
     };

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
+import { waitUntil } from "./support/wait-until.ts";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
 import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
@@ -334,6 +335,49 @@ describe("the store's SQL statements", () => {
       expect(await selectRunsOfChatInStatuses(pool, { chatId, statuses: [RunStatus.running] })).toEqual([]);
     });
 
+    it("insertQueuedRun that waited for another creation's lock in the chat creates nothing and says its read was stale", async () => {
+      const chatId = await newChat();
+      const input = {
+        chatId,
+        userId: user.id,
+        activeStatuses: ACTIVE_STATUSES,
+        input: "hello",
+        model: "scripted",
+        mode: "agent" as const,
+        allowBash: false,
+        allowWebSearch: true,
+        useWeb: false,
+        now: new Date(),
+        queuedEventData: { multitask: "enqueue" },
+        rejectIfActive: false,
+        idempotencyKey: null,
+        idempotencyExpiresAt: new Date(Date.now() + 60_000),
+        limitDefaults: LIMIT_DEFAULTS,
+        quotaChecked: false,
+      };
+      const holder = await pool.connect();
+      try {
+        await holder.query("BEGIN");
+        const first = await insertQueuedRun(holder, { ...input, runId: generateId("run") });
+        expect(first?.created_at).toBeInstanceOf(Date);
+        // The second starts (and reads the chat's runs) while the first holds the chat: it waits for the lock.
+        const second = insertQueuedRun(pool, { ...input, runId: generateId("run") });
+        await waitUntil("the second creation waits for the chat's lock", async () => {
+          const { rows } = await pool.query(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          );
+          return rows[0].waiting > 0 ? true : undefined;
+        });
+        await holder.query("COMMIT");
+        expect(await second).toMatchObject({ created_at: null, chat_found: true, fresh: false });
+      } finally {
+        holder.release();
+      }
+      expect(await prisma.run.count({ where: { chatId } })).toBe(1);
+      // Read again now, the chat is fresh: the run is created behind the first.
+      expect(await insertQueuedRun(pool, { ...input, runId: generateId("run") })).toMatchObject({ fresh: true, blocking_runs: 1 });
+    });
+
     it("insertQueuedRun creates the run with its first event and key, reports the user's daily quotas, and creates nothing when 'reject' finds an active run", async () => {
       const chatId = await newChat();
       const input = {
@@ -351,6 +395,7 @@ describe("the store's SQL statements", () => {
         idempotencyKey: "create-key",
         idempotencyExpiresAt: new Date(Date.now() + 60_000),
         limitDefaults: LIMIT_DEFAULTS,
+        quotaChecked: true,
       };
       const runId = generateId("run");
       const created = await insertQueuedRun(pool, { ...input, runId, rejectIfActive: true });
@@ -362,7 +407,20 @@ describe("the store's SQL statements", () => {
       // The user's own quota, which creation must check under their lock.
       await pool.query("UPDATE users SET runs_per_day = 7 WHERE id = $1", [user.id]);
       const refused = await insertQueuedRun(pool, { ...input, runId: generateId("run"), rejectIfActive: true, idempotencyKey: null });
-      expect(refused).toEqual({ created_at: null, first_active_id: runId, blocking_runs: 1, runs_per_day: 7, tokens_per_day: 0 });
+      expect(refused).toEqual({
+        created_at: null,
+        chat_found: true,
+        fresh: true,
+        quota_free: true,
+        first_active_id: runId,
+        blocking_runs: 1,
+        runs_per_day: 7,
+        tokens_per_day: 0,
+      });
+      // Without the user's lock, a user with a quota gets no run: the caller must check it under the lock.
+      const unchecked = await insertQueuedRun(pool, { ...input, runId: generateId("run"), rejectIfActive: false, idempotencyKey: null, quotaChecked: false });
+      expect(unchecked).toMatchObject({ created_at: null, chat_found: true, quota_free: false });
+      expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       await pool.query("UPDATE users SET runs_per_day = NULL WHERE id = $1", [user.id]);
     });

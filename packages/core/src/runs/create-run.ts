@@ -6,6 +6,7 @@ import type { GenerateId } from "../ids.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
 import {
+  type InsertQueuedRunInput,
   insertQueuedRun,
   lockChatForRunCreation,
   lockIdempotencyKey,
@@ -50,19 +51,33 @@ export interface CreateRunResult {
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
- * Creates a queued run in one transaction: idempotency, the user's daily quotas, the chat's multitask
- * rule, the run row and its `run.queued` event (seq 1). Over a quota: QuotaExceededError, nothing
- * created. A `runnable` run is admitted by the caller after the commit (runs/admission-rounds.ts),
- * in a round shared with the user's other creations: the user's row lock, which admission needs, is
- * taken here only when a daily quota applies, so one user's creations do not queue behind each other.
+ * Creates a queued run: idempotency, the user's daily quotas, the chat's multitask rule, the run row
+ * and its `run.queued` event (seq 1). Over a quota: QuotaExceededError, nothing created. A `runnable`
+ * run is admitted by the caller after the commit (runs/admission-rounds.ts), in a round shared with
+ * the user's other creations, so one user's creations do not queue behind each other on their row.
  *
  * Plain SQL on the Prisma client's pool (store/statements/run-create-statements.ts): every run
- * starts here. Without a key or a quota, a run is created or refused in four round trips (BEGIN, the
- * chat's lock, the create statement, COMMIT); a key adds its lock, a quota the user's lock and usage.
+ * starts here. A run without a key, an interrupt or a daily quota is created (or refused) in one
+ * statement, one round trip; the others, and a statement that raced another creation in its chat,
+ * take a transaction: the key's lock, the chat's lock, the interrupt, the statement, and the user's
+ * lock for the quota check.
  */
 export async function createRun(dependencies: CreateRunDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   const now = dependencies.clock();
-  const { userId, chatId, multitask, idempotencyKey, ...request } = input;
+  const pool = sqlPoolOf(dependencies.prisma);
+  if (input.idempotencyKey === undefined && input.multitask !== "interrupt") {
+    const runId = dependencies.generateId("run");
+    const outcome = await insertQueuedRun(pool, insertInput(input, runId, now, { quotaChecked: false }));
+    if (!outcome?.chat_found) throw new NotFoundError("chat", { chat_id: input.chatId });
+    if (outcome.created_at) return createdResult(input, runId, outcome.created_at, outcome.blocking_runs, [], []);
+    if (outcome.fresh && outcome.quota_free) throw new RunInProgressError(input.chatId, outcome.first_active_id ?? "");
+  }
+  return createRunInTransaction(dependencies, input, now);
+}
+
+/** The slow path: a key, an interrupt, a daily quota, or a race with another creation in the chat. */
+function createRunInTransaction(dependencies: CreateRunDependencies, input: CreateRunInput, now: Date): Promise<CreateRunResult> {
+  const { userId, chatId, multitask, idempotencyKey } = input;
   return inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
     if (idempotencyKey !== undefined) {
       await lockIdempotencyKey(client, `idem:${userId}:${idempotencyKey}`);
@@ -76,21 +91,8 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     if (multitask === "interrupt") await interruptActiveRuns(client, chatId, { now, generateId: dependencies.generateId }, events, cancelRequested);
 
     const runId = dependencies.generateId("run");
-    const outcome = await insertQueuedRun(client, {
-      ...request,
-      runId,
-      chatId,
-      userId,
-      activeStatuses: ACTIVE_STATUSES,
-      now,
-      rejectIfActive: multitask === "reject",
-      queuedEventData: { multitask: multitask },
-      idempotencyKey: idempotencyKey ?? null,
-      idempotencyExpiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
-      limitDefaults: LIMIT_DEFAULTS,
-    });
+    const outcome = await insertQueuedRun(client, insertInput(input, runId, now, { quotaChecked: true }));
     if (!outcome?.created_at) throw new RunInProgressError(chatId, outcome?.first_active_id ?? "");
-    events.push({ runId, events: [{ seq: 1, type: "run.queued", at: outcome.created_at.toISOString(), data: { multitask: multitask } }] });
     // A quota is checked under the user's row lock, last (after the chat's, always in that order), so
     // that two creations cannot both take its last unit. Checked after the insert, the quotas see this
     // run too; over one, the rollback creates nothing.
@@ -102,8 +104,38 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
       const exceeded = exceededQuota(limits, { runs_today: usage.runs_today - 1, tokens_today: usage.tokens_today });
       if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
     }
-    return { runId, created: true, runnable: outcome.blocking_runs === 0, events, cancelRequested };
+    return createdResult(input, runId, outcome.created_at, outcome.blocking_runs, events, cancelRequested);
   });
+}
+
+function insertInput(input: CreateRunInput, runId: string, now: Date, options: { quotaChecked: boolean }): InsertQueuedRunInput {
+  const { userId, chatId, multitask, idempotencyKey, ...request } = input;
+  return {
+    ...request,
+    runId,
+    chatId,
+    userId,
+    activeStatuses: ACTIVE_STATUSES,
+    now,
+    rejectIfActive: multitask === "reject",
+    queuedEventData: { multitask: multitask },
+    idempotencyKey: idempotencyKey ?? null,
+    idempotencyExpiresAt: new Date(now.getTime() + IDEMPOTENCY_WINDOW_MS),
+    limitDefaults: LIMIT_DEFAULTS,
+    quotaChecked: options.quotaChecked,
+  };
+}
+
+function createdResult(
+  input: CreateRunInput,
+  runId: string,
+  createdAt: Date,
+  blockingRuns: number,
+  events: CreateRunResult["events"],
+  cancelRequested: string[],
+): CreateRunResult {
+  const queued = { seq: 1, type: "run.queued" as const, at: createdAt.toISOString(), data: { multitask: input.multitask } };
+  return { runId, created: true, runnable: blockingRuns === 0, events: [...events, { runId, events: [queued] }], cancelRequested };
 }
 
 /** Cancels the chat's active runs (multitask "interrupt"), oldest first, collecting what the caller publishes. */

@@ -53,10 +53,19 @@ export async function selectRunsOfChatInStatuses(
 }
 
 /**
- * The multitask rule and the new run in one statement: the chat's active runs (after any interrupt,
- * so only runs still being stopped by their worker), the run row unless "reject" ($12) finds one,
- * its `run.queued` event with seq 1, and the idempotency key ($14 null: none) pointing at it. The
- * runs still active are the ones the new run must wait for.
+ * The multitask rule and the new run in one statement: the chat's lock, the chat's active runs (after
+ * any interrupt, so only runs still being stopped by their worker), the run row unless "reject" ($12)
+ * finds one, its `run.queued` event with seq 1, and the idempotency key ($14 null: none) pointing at
+ * it. The runs still active are the ones the new run must wait for.
+ *
+ * The chat's lock is taken by bumping its `runs_created`, in the statement itself, so that a run is
+ * created in one round trip. A statement that waited for that lock read the chat's runs before the
+ * creation it waited for committed: it sees so in the row it updated (the other creation's bump, not
+ * in its own snapshot), creates nothing and answers `fresh` false, and the caller creates in a
+ * transaction that takes the lock first. A caller already holding the chat's lock is always fresh.
+ *
+ * Over a daily quota decides only a check under the user's lock: unless the caller holds it ($16
+ * true), a user with a quota gets no run and `quota_free` false, and the caller takes that path.
  *
  * The run is stamped after every active run of the chat (at least 1 ms, the column's precision),
  * so the chat's order `(created_at, id)`, which workers follow (NOTHING_AHEAD_IN_CHAT), is the
@@ -69,7 +78,16 @@ const createSql = (limitDefaults: LimitDefaults) =>
   preparedSql(
     "run_create",
     `
-WITH active AS (
+WITH chat AS (
+  UPDATE chats SET runs_created = runs_created + 1 WHERE id = $1 AND user_id = $4 RETURNING runs_created
+),
+fresh AS (
+  SELECT 1 FROM chat WHERE chat.runs_created = (SELECT runs_created FROM chats WHERE id = $1) + 1
+),
+limits AS (
+  SELECT ${userLimitColumns(limitDefaults)} FROM users AS u WHERE u.id = $4
+),
+active AS (
   SELECT id, created_at FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[])
 ),
 stamp AS (
@@ -77,8 +95,10 @@ stamp AS (
 ),
 created AS (
   INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, last_event_seq, created_at, updated_at)
-  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, stamp.at, stamp.at FROM stamp
-  WHERE NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active)
+  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, stamp.at, stamp.at FROM stamp, limits
+  WHERE EXISTS (SELECT 1 FROM fresh)
+    AND ($16::boolean OR (limits.runs_per_day = 0 AND limits.tokens_per_day = 0))
+    AND (NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active))
   RETURNING id, created_at
 ),
 queued_event AS (
@@ -94,19 +114,30 @@ remembered_key AS (
   ON CONFLICT (user_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, expires_at = EXCLUDED.expires_at
 )
 SELECT (SELECT created_at FROM created) AS created_at,
+  EXISTS (SELECT 1 FROM chat) AS chat_found,
+  EXISTS (SELECT 1 FROM fresh) AS fresh,
+  ($16::boolean OR (limits.runs_per_day = 0 AND limits.tokens_per_day = 0)) AS quota_free,
   (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
   (SELECT count(*) FROM active)::int AS blocking_runs,
   limits.runs_per_day, limits.tokens_per_day
-FROM (SELECT ${userLimitColumns(limitDefaults)} FROM users AS u WHERE u.id = $4) AS limits`,
+FROM limits`,
   );
 
 let createStatement: PreparedSql | undefined;
 
 const createdRunRow = z.object({
+  /** Null: nothing created (see the other columns for why). */
   created_at: z.date().nullable(),
+  /** False: the user has no such chat. */
+  chat_found: z.boolean(),
+  /** False: the statement waited for another creation in the chat and read the chat before it. */
+  fresh: z.boolean(),
+  /** False: a daily quota applies and the caller does not hold the user's lock to check it. */
+  quota_free: z.boolean(),
+  /** The chat's oldest active run ("reject" refused the new run when created_at is null and the rest holds). */
   first_active_id: z.string().nullable(),
   blocking_runs: z.number(),
-  /** The user's daily quotas (0: none), read without their row's lock: creation takes it only when one applies. */
+  /** The user's daily quotas (0: none), read without their lock: a caller holding the chat's takes it only when one applies. */
   runs_per_day: z.number(),
   tokens_per_day: z.number(),
 });
@@ -136,11 +167,14 @@ export interface InsertQueuedRunInput extends RunRequest {
   idempotencyExpiresAt: Date;
   /** The limits' defaults (settings unset), as admission-statements.ts userLimitColumns takes them. */
   limitDefaults: LimitDefaults;
+  /** The caller checks the user's daily quotas under their lock after this statement, in its transaction. */
+  quotaChecked: boolean;
 }
 
 /**
- * Always one row: `created_at` null when "reject" refused (then `first_active_id` names the run in
- * the way); `blocking_runs` counts the active runs the new one waits for.
+ * One row (none only for a user that no longer exists): `created_at` null when nothing was created,
+ * `first_active_id` naming the run in the way when "reject" refused; `blocking_runs` counts the active
+ * runs the new one waits for.
  */
 export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunInput): Promise<z.output<typeof createdRunRow> | undefined> {
   createStatement ??= createSql(input.limitDefaults);
@@ -163,6 +197,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       JSON.stringify(input.queuedEventData),
       input.idempotencyKey,
       input.idempotencyExpiresAt,
+      input.quotaChecked,
     ],
     createdRunRow,
   );
