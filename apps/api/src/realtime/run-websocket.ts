@@ -57,7 +57,7 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
       () =>
         wss.handleUpgrade(request, socket, head, (ws) => {
           tokens.set(ws, token);
-          serveConnection(ws, { token }, dependencies, alive);
+          serveConnection(ws, { token, socket }, dependencies, alive);
         }),
       async (error: unknown) => {
         if (error instanceof UnauthorizedError) {
@@ -111,7 +111,12 @@ function closeRevoked(ws: WebSocket): void {
   ws.close(TOKEN_REVOKED_CLOSE_CODE, "token revoked");
 }
 
-function serveConnection(ws: WebSocket, { token }: { token: string | undefined }, dependencies: ApiDependencies, alive: WeakMap<WebSocket, boolean>): void {
+function serveConnection(
+  ws: WebSocket,
+  { token, socket }: { token: string | undefined; socket: Duplex },
+  dependencies: ApiDependencies,
+  alive: WeakMap<WebSocket, boolean>,
+): void {
   const followers = new Map<string, { stop(): void }>();
   /**
    * The subscription of each run that is current. Subscribing takes a few awaits, so a newer
@@ -121,8 +126,20 @@ function serveConnection(ws: WebSocket, { token }: { token: string | undefined }
   const current = new Map<string, symbol>();
   alive.set(ws, true);
   ws.on("pong", () => alive.set(ws, true));
+  // Frames sent in the same tick (the events of a commit, of runs published together) leave the
+  // socket in one write rather than a system call each: corked until the tick's work is done.
+  let corked = false;
   const send = (message: unknown) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    if (ws.readyState !== ws.OPEN) return;
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    ws.send(JSON.stringify(message));
   };
 
   ws.on("message", (raw) => {

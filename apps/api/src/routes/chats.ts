@@ -90,7 +90,7 @@ export const chatRoutes = [
         multitask: body.multitask ?? "reject",
         idempotencyKey: body.idempotency_key,
       });
-      return { status: 202, body: runBody(await getRunView(dependencies.prisma, user.id, result.runId)) };
+      return { status: 202, body: runBody(result.view ?? (await getRunView(dependencies.prisma, user.id, result.runId))) };
     },
   }),
   defineRoute({

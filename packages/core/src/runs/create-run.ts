@@ -18,6 +18,7 @@ import { exceededQuota, QuotaExceededError, quotaDay } from "../users/user-quota
 import { LIMIT_DEFAULTS } from "./admit-runs.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { RunInProgressError } from "./run-errors.ts";
+import { queuedRunView, type RunView } from "./run-view.ts";
 import { ACTIVE_STATUSES } from "./run-status.ts";
 
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt";
@@ -45,6 +46,8 @@ export interface CreateRunResult {
   events: { runId: string; events: RunEventRecord[] }[];
   /** Interrupted runs that a worker is executing: it must be told to stop now. */
   cancelRequested: string[];
+  /** The run as created (queued); null when an idempotency key returned an earlier run (read it). */
+  view: RunView | null;
 }
 
 /** "The same idempotency_key from the same user within 24 hours returns the first run." */
@@ -83,7 +86,7 @@ function createRunInTransaction(dependencies: CreateRunDependencies, input: Crea
       await lockIdempotencyKey(client, `idem:${userId}:${idempotencyKey}`);
     }
     const locked = await lockChatForRunCreation(client, { chatId: chatId, userId: userId, idempotencyKey: idempotencyKey ?? null, now });
-    if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [] };
+    if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [], view: null };
     if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: chatId });
 
     const events: CreateRunResult["events"] = [];
@@ -135,7 +138,14 @@ function createdResult(
   cancelRequested: string[],
 ): CreateRunResult {
   const queued = { seq: 1, type: "run.queued" as const, at: createdAt.toISOString(), data: { multitask: input.multitask } };
-  return { runId, created: true, runnable: blockingRuns === 0, events: [...events, { runId, events: [queued] }], cancelRequested };
+  return {
+    runId,
+    created: true,
+    runnable: blockingRuns === 0,
+    events: [...events, { runId, events: [queued] }],
+    cancelRequested,
+    view: queuedRunView({ ...input, id: runId, createdAt }),
+  };
 }
 
 /** Cancels the chat's active runs (multitask "interrupt"), oldest first, collecting what the caller publishes. */

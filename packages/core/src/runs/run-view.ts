@@ -1,7 +1,8 @@
 import { type EmailApprovalPreview, type EmailContent, emailApprovalPreview } from "../email/email-revision.ts";
 import type { TaintSource } from "../policy/taint-sources.ts";
 import type { RunMode } from "../store/generated/enums.ts";
-import type { RunStatus } from "./run-status.ts";
+import type { RunRequest } from "../store/statements/run-create-statements.ts";
+import { RunStatus } from "./run-status.ts";
 
 /** What the run was asked: the user's message, the model and mode, the switches (as stored and as shown). */
 interface RunRequestFields {
@@ -82,5 +83,28 @@ export function toRunView(row: RunViewRow): RunView {
     })),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** A run as its creation committed it (queued, nothing done yet): what POST /api/chats/:id/runs answers, without reading it back. */
+export function queuedRunView(run: RunRequest & { id: string; chatId: string; createdAt: Date }): RunView {
+  const createdAt = run.createdAt.toISOString();
+  return {
+    id: run.id,
+    chat_id: run.chatId,
+    input: run.input,
+    model: run.model,
+    mode: run.mode,
+    allow_bash: run.allowBash,
+    allow_web_search: run.allowWebSearch,
+    use_web: run.useWeb,
+    status: RunStatus.queued,
+    rounds: 0,
+    tool_calls: 0,
+    output: null,
+    error: null,
+    pending_approvals: [],
+    created_at: createdAt,
+    updated_at: createdAt,
   };
 }
