@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
+import { admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../packages/core/src/store/statements/admission-statements.ts";
 import { waitUntil } from "./support/wait-until.ts";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
@@ -423,6 +424,82 @@ describe("the store's SQL statements", () => {
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       await pool.query("UPDATE users SET runs_per_day = NULL WHERE id = $1", [user.id]);
+    });
+  });
+
+  describe("admission-statements", () => {
+    /** A user of their own with max_active_runs 1 and two queued runs in two chats, none admitted. */
+    const userWithTwoQueuedRuns = async (name: string) => {
+      const owner = await createUser(prisma, { name, role: "user" });
+      await pool.query("UPDATE users SET max_active_runs = 1 WHERE id = $1", [owner.id]);
+      const runIds: string[] = [];
+      for (const index of [1, 2]) {
+        const chatId = (await createChat(prisma, { userId: owner.id, title: `admission ${index}`, workspaceId: undefined, generateId })).id;
+        const runId = generateId("run");
+        const created = await insertQueuedRun(pool, {
+          chatId,
+          userId: owner.id,
+          runId,
+          activeStatuses: ACTIVE_STATUSES,
+          input: "hello",
+          model: "scripted",
+          mode: "agent",
+          allowBash: false,
+          allowWebSearch: false,
+          useWeb: false,
+          now: new Date(Date.now() + index),
+          queuedEventData: { multitask: "enqueue" },
+          rejectIfActive: false,
+          idempotencyKey: null,
+          idempotencyExpiresAt: new Date(),
+          limitDefaults: LIMIT_DEFAULTS,
+          quotaChecked: false,
+        });
+        expect(created?.created_at).toBeInstanceOf(Date);
+        runIds.push(runId);
+      }
+      return { userId: owner.id, runIds };
+    };
+    const admitted = async (runIds: string[]) =>
+      (await pool.query("SELECT id FROM runs WHERE id = ANY($1) AND dispatched_at IS NOT NULL ORDER BY created_at", [runIds])).rows.map((row) => row.id);
+
+    it("admitQueuedRunsAlone admits the oldest runs the user's limit leaves room for, in one statement", async () => {
+      const { userId, runIds } = await userWithTwoQueuedRuns("admission-alone");
+      const result = await admitQueuedRunsAlone(pool, { userId, maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS });
+      expect(result).toMatchObject({ found: true, fresh: true, admitted: [{ id: runIds[0] }] });
+      expect(await admitted(runIds)).toEqual([runIds[0]]);
+      expect(await admitQueuedRunsAlone(pool, { runId: runIds[1], maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS })).toMatchObject({
+        fresh: true,
+        admitted: [],
+      });
+      expect(await admitQueuedRunsAlone(pool, { userId: "user_missing", maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS })).toMatchObject({
+        found: false,
+      });
+    });
+
+    it("admitQueuedRunsAlone that waited for another admission of the user admits nothing and says its read was stale", async () => {
+      const { userId, runIds } = await userWithTwoQueuedRuns("admission-stale");
+      const holder = await pool.connect();
+      try {
+        await holder.query("BEGIN");
+        const limits = await lockUserLimits(holder, { userId, defaults: LIMIT_DEFAULTS });
+        expect(limits?.max_active_runs).toBe(1);
+        expect(await admitQueuedRunsOfUser(holder, { userId, maxActiveRuns: 1, maxWaiting: 10, now: new Date() })).toHaveLength(1);
+        // Read before the first admission commits: on that read, the second run would fit too.
+        const second = admitQueuedRunsAlone(pool, { userId, maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS });
+        await waitUntil("the second admission waits for the user's lock", async () => {
+          const { rows } = await pool.query(
+            "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+          );
+          return rows[0].waiting > 0 ? true : undefined;
+        });
+        await holder.query("COMMIT");
+        expect(await second).toEqual({ found: true, fresh: false, admitted: [] });
+      } finally {
+        holder.release();
+      }
+      // max_active_runs 1 holds: only the first run is admitted.
+      expect(await admitted(runIds)).toEqual([runIds[0]]);
     });
   });
 

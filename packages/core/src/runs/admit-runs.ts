@@ -3,7 +3,7 @@ import type { Clock } from "../clock.ts";
 import { NUMERIC_SETTINGS } from "../settings/agent-settings.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
-import { admitQueuedRunsOfUser, lockUserLimits } from "../store/statements/admission-statements.ts";
+import { type AdmittedRunRow, admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../store/statements/admission-statements.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 
 /**
@@ -32,9 +32,22 @@ export interface AdmittedRun {
 }
 
 /**
- * Admits the user's queued runs their limits leave room for, oldest first, inside the caller's
- * transaction: locks the user's row, then marks the runs admitted (`dispatched_at`).
+ * Admits the user's queued runs their limits leave room for, oldest first: in one statement, or,
+ * when that statement waited for another admission of the user and read their runs before it, in a
+ * transaction that takes the user's lock first.
  */
+async function admitRuns(pool: pg.Pool, owner: AdmissionOwner, now: Date): Promise<AdmittedRun[]> {
+  const alone = await admitQueuedRunsAlone(pool, { ...owner, maxWaiting: ADMITTED_WAITING_PER_USER, now, defaults: LIMIT_DEFAULTS });
+  if (!alone.found) return [];
+  if (alone.fresh) return alone.admitted.map(admittedRun);
+  return inSqlTransaction(pool, (client) => admitRunsInTransaction(client, owner, now));
+}
+
+function admittedRun(row: AdmittedRunRow): AdmittedRun {
+  return { id: row.id, generation: { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } };
+}
+
+/** Admission inside a transaction: locks the user's row, then marks the runs admitted (`dispatched_at`). */
 async function admitRunsInTransaction(client: pg.PoolClient, owner: AdmissionOwner, now: Date): Promise<AdmittedRun[]> {
   const applied = await lockUserLimits(client, { ...owner, defaults: LIMIT_DEFAULTS });
   if (!applied) return [];
@@ -44,7 +57,7 @@ async function admitRunsInTransaction(client: pg.PoolClient, owner: AdmissionOwn
     maxWaiting: ADMITTED_WAITING_PER_USER,
     now,
   });
-  return rows.map((row) => ({ id: row.id, generation: { lastEventSeq: row.last_event_seq, leaseVersion: row.lease_version } }));
+  return rows.map(admittedRun);
 }
 
 export interface DispatchDependencies {
@@ -61,7 +74,7 @@ export interface DispatchDependencies {
  * admitted here whose enqueue fails is admitted in Postgres: the reconciler enqueues it later.
  */
 export async function dispatchRunsOfUser(dependencies: DispatchDependencies, owner: AdmissionOwner): Promise<AdmittedRun[]> {
-  const admitted = await inSqlTransaction(sqlPoolOf(dependencies.prisma), (client) => admitRunsInTransaction(client, owner, dependencies.clock()));
+  const admitted = await admitRuns(sqlPoolOf(dependencies.prisma), owner, dependencies.clock());
   for (const run of admitted) {
     await dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
       dependencies.logger.warn({ run_id: run.id, err: error }, "could not enqueue an admitted run; the reconciler will");

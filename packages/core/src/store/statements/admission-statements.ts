@@ -33,38 +33,93 @@ export const userLimitsRow = z.object({ max_active_runs: z.number(), runs_per_da
 export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))";
 
 /**
- * Picks the user's oldest queued runs that nothing in their chat is ahead of, up to the room their
- * limits leave ($2 max active runs, $3 admitted-but-not-started runs), and marks them admitted.
- * The caller holds the user's row lock (so two admissions of one user cannot both fill the last
- * slot) and took it in an earlier statement: this statement's snapshot sees every admission
- * committed before it.
+ * The CTEs `counts`, `picked` and `admitted`: the user's oldest queued runs that nothing in their
+ * chat is ahead of, up to the room their limits leave, marked admitted. `user` names the user,
+ * `room` the limits' columns (`max_active_runs`, `max_waiting`): SQL expressions of the statement.
+ * Whoever runs them holds the user's row lock (so two admissions of one user cannot both fill the
+ * last slot) with a snapshot that sees every admission committed before it.
  */
-const ADMIT_SQL = preparedSql(
-  "admission_admit",
-  `
-WITH counts AS (
+function admissionCtes(user: string, room: { from: string; maxActiveRuns: string; maxWaiting: string }, now: string): string {
+  return `counts AS (
   SELECT count(*) FILTER (WHERE ${ACTIVE_RUN_CONDITION}) AS active,
     count(*) FILTER (WHERE status = 'queued' AND dispatched_at IS NOT NULL AND lease_version = 0) AS waiting
-  FROM runs WHERE user_id = $1 AND status IN ('queued', 'running')
+  FROM runs WHERE user_id = ${user} AND status IN ('queued', 'running')
 ),
 picked AS (
   SELECT r.id FROM runs AS r
-  WHERE r.user_id = $1 AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
+  WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
   ORDER BY r.created_at, r.id
-  LIMIT (SELECT GREATEST(0, LEAST($2 - counts.active, $3 - counts.waiting)) FROM counts)
-)
-UPDATE runs SET dispatched_at = $4 FROM picked WHERE runs.id = picked.id
-RETURNING runs.id, runs.last_event_seq, runs.lease_version, runs.created_at`,
+  LIMIT COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${room.maxWaiting} - counts.waiting)) FROM ${room.from} counts), 0)
+),
+admitted AS (
+  UPDATE runs SET dispatched_at = ${now} FROM picked WHERE runs.id = picked.id
+  RETURNING runs.id, runs.last_event_seq, runs.lease_version, runs.created_at
+)`;
+}
+
+/** Admission by a caller that took the user's lock in an earlier statement of its transaction ($2 max active runs, $3 max waiting). */
+const ADMIT_SQL = preparedSql(
+  "admission_admit",
+  `WITH ${admissionCtes("$1", { from: "", maxActiveRuns: "$2", maxWaiting: "$3" }, "$4")}
+SELECT id, last_event_seq, lease_version, created_at FROM admitted`,
 );
 
 const admittedRow = z.object({ id: z.string(), last_event_seq: z.number(), lease_version: z.number(), created_at: z.date() });
 
+export type AdmittedRunRow = z.output<typeof admittedRow>;
+
+/** Oldest first, as the queue should receive them. */
+function oldestFirst(rows: AdmittedRunRow[]): AdmittedRunRow[] {
+  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+}
+
 export async function admitQueuedRunsOfUser(
   runner: SqlRunner,
   input: { userId: string; maxActiveRuns: number; maxWaiting: number; now: Date },
-): Promise<z.output<typeof admittedRow>[]> {
-  const rows = await queryParsed(runner, ADMIT_SQL, [input.userId, input.maxActiveRuns, input.maxWaiting, input.now], admittedRow);
-  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.id.localeCompare(b.id));
+): Promise<AdmittedRunRow[]> {
+  return oldestFirst(await queryParsed(runner, ADMIT_SQL, [input.userId, input.maxActiveRuns, input.maxWaiting, input.now], admittedRow));
+}
+
+/**
+ * Admission in one statement, one round trip: it takes the user's lock (`userId`, or the owner of
+ * `runId`) by bumping their `admissions`. A statement that waited for that lock read the user's runs
+ * before the admission it waited for committed: it sees so in the row it updated (the other's bump,
+ * not in its own snapshot), admits nothing and answers `fresh` false, and the caller admits in a
+ * transaction that takes the lock first (admit-runs.ts). `found` false: no such user or run.
+ */
+const admitAloneSql = (defaults: LimitDefaults) =>
+  preparedSql(
+    "admission_admit_alone",
+    `
+WITH locked AS (
+  UPDATE users AS u SET admissions = u.admissions + 1
+  WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text))
+  RETURNING u.id, u.admissions, ${userLimitColumns(defaults)}
+),
+owner AS (
+  SELECT locked.id, locked.max_active_runs FROM locked WHERE locked.admissions = (SELECT admissions FROM users WHERE id = locked.id) + 1
+),
+${admissionCtes("(SELECT id FROM owner)", { from: "owner,", maxActiveRuns: "owner.max_active_runs", maxWaiting: "$3" }, "$4")}
+SELECT EXISTS (SELECT 1 FROM locked) AS found, EXISTS (SELECT 1 FROM owner) AS fresh,
+  COALESCE((SELECT json_agg(json_build_object('id', id, 'last_event_seq', last_event_seq, 'lease_version', lease_version, 'created_at', created_at)) FROM admitted), '[]') AS admitted`,
+  );
+
+let admitAloneStatement: PreparedSql | undefined;
+
+const admittedAloneRow = z.object({
+  found: z.boolean(),
+  fresh: z.boolean(),
+  admitted: z.array(admittedRow.extend({ created_at: z.coerce.date() })),
+});
+
+export async function admitQueuedRunsAlone(
+  runner: SqlRunner,
+  input: { userId?: string; runId?: string; maxWaiting: number; now: Date; defaults: LimitDefaults },
+): Promise<{ found: boolean; fresh: boolean; admitted: AdmittedRunRow[] }> {
+  admitAloneStatement ??= admitAloneSql(input.defaults);
+  const [row] = await queryParsed(runner, admitAloneStatement, [input.userId ?? null, input.runId ?? null, input.maxWaiting, input.now], admittedAloneRow);
+  if (!row) return { found: false, fresh: true, admitted: [] };
+  return { ...row, admitted: oldestFirst(row.admitted) };
 }
 
 const lockedUserRow = userLimitsRow.extend({ user_id: z.string() });
@@ -73,9 +128,11 @@ let lockUserStatement: PreparedSql | undefined;
 
 /**
  * Locks the row of the user (`userId`, or the owner of `runId`), serializing their admissions and
- * run creations, and reads the limits that apply. Every run creation asks this: prepared. NO KEY
- * UPDATE, not UPDATE: the run the creating transaction inserted holds a KEY SHARE lock on the same
- * row (its foreign key), and two creations each holding one and asking for UPDATE would deadlock.
+ * the creations that check a quota, and reads the limits that apply. The lock is taken by bumping
+ * `admissions`, so that a one-statement admission that waited for it knows its read is stale
+ * (admitQueuedRunsAlone). An update of no key column takes the NO KEY UPDATE lock, not UPDATE: the
+ * run a creating transaction inserted holds a KEY SHARE lock on the same row (its foreign key), and
+ * two creations each holding one and asking for UPDATE would deadlock.
  */
 export async function lockUserLimits(
   runner: SqlRunner,
@@ -83,8 +140,9 @@ export async function lockUserLimits(
 ): Promise<z.output<typeof lockedUserRow> | undefined> {
   lockUserStatement ??= preparedSql(
     "admission_lock_user",
-    `SELECT u.id AS user_id, ${userLimitColumns(input.defaults)} FROM users AS u
-    WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text)) FOR NO KEY UPDATE OF u`,
+    `UPDATE users AS u SET admissions = u.admissions + 1
+    WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text))
+    RETURNING u.id AS user_id, ${userLimitColumns(input.defaults)}`,
   );
   const [row] = await queryParsed(runner, lockUserStatement, [input.userId ?? null, input.runId ?? null], lockedUserRow);
   return row;
