@@ -116,6 +116,15 @@ describe("PDF rendering", () => {
     expect(pdf.boxes.filter((box) => box.link !== undefined && !box.link.startsWith("https://"))).toEqual([]);
   });
 
+  it("gives neighbouring links of one style each its own clickable address", async () => {
+    const bytes = await renderDocumentPdf({ title: "Links", content: "<https://a.example/one><https://b.example/two>\n", format: "markdown" });
+    // poppler reports one text box with the first link for both: the annotations are read from the file
+    // (page dictionaries are not compressed).
+    const addresses = [...bytes.toString("latin1").matchAll(/\/URI \(([^)]*)\)/g)].map((match) => match[1]);
+    expect(addresses).toEqual(["https://a.example/one", "https://b.example/two"]);
+    expect((await readPdf(bytes)).text).toContain("https://a.example/onehttps://b.example/two");
+  });
+
   it("lays tables out in columns with a bold header row", async () => {
     const pdf = await markdownPdf("| Name | Amount |\n| --- | --- |\n| Coffee | 3 € |\n| Чай | 2 € |\n");
     const name = boxWith(pdf.boxes, "Name");
