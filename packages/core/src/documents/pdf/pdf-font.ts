@@ -1,6 +1,11 @@
 import { type FontFace, type FontStyle, fontFace } from "./font-faces.ts";
 import type { PdfFileWriter } from "./pdf-file-writer.ts";
 
+/** Strings longer than this (a line of code, a long URL) are encoded each time they come. */
+const MAXIMUM_CACHED_LENGTH = 32;
+/** Cached strings per font: a few megabytes at most, whatever the document. */
+const MAXIMUM_CACHED_TEXTS = 8192;
+
 /** Text in a font: the hex string of its character ids for a Tj operator, and its width in thousandths of the size. */
 export interface EncodedText {
   hex: string;
@@ -30,7 +35,8 @@ export class PdfFont {
   private readonly subsetGlyphIds: number[] = [0];
   private readonly widths: number[];
   private readonly hexIds: string[] = ["0000"];
-  // Words repeat: a document of a million characters has a few thousand distinct ones.
+  // Words repeat: a document of a million characters has a few thousand distinct ones. Only words:
+  // whole lines of code rarely repeat, and caching them would hold a copy of the document.
   private readonly encoded = new Map<string, EncodedText>();
 
   constructor(style: FontStyle, resourceName: string, writer: PdfFileWriter) {
@@ -42,7 +48,8 @@ export class PdfFont {
   }
 
   encode(text: string): EncodedText {
-    let result = this.encoded.get(text);
+    const cacheable = text.length <= MAXIMUM_CACHED_LENGTH;
+    let result = cacheable ? this.encoded.get(text) : undefined;
     if (result !== undefined) return result;
     let hex = "";
     let width = 0;
@@ -57,7 +64,11 @@ export class PdfFont {
       width += this.widths[id] ?? 0;
     }
     result = { hex, width };
-    this.encoded.set(text, result);
+    if (cacheable) {
+      // A document of distinct short strings (numbers, identifiers) starts the cache over rather than growing it.
+      if (this.encoded.size >= MAXIMUM_CACHED_TEXTS) this.encoded.clear();
+      this.encoded.set(text, result);
+    }
     return result;
   }
 
