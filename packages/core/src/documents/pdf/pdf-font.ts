@@ -6,6 +6,9 @@ const MAXIMUM_CACHED_LENGTH = 32;
 /** Cached strings per font: a few megabytes at most, whatever the document. */
 const MAXIMUM_CACHED_TEXTS = 8192;
 
+/** Identity-H character ids are two bytes, and id 0 is .notdef: a font holds 65,535 distinct characters. */
+const MAXIMUM_CHARACTER_ID = 0xffff;
+
 /** Text in a font: the hex string of its character ids for a Tj operator, and its width in thousandths of the size. */
 export interface EncodedText {
   hex: string;
@@ -30,7 +33,7 @@ export class PdfFont {
   private readonly face: FontFace;
   private readonly subset: GlyphSubset;
   private readonly idByCodePoint = new Map<number, number>();
-  // Indexed by character id; id 0 is .notdef, never produced by text.
+  // Indexed by character id; id 0 is .notdef, given only to characters past the last id.
   private readonly codePoints: number[] = [0];
   private readonly subsetGlyphIds: number[] = [0];
   private readonly widths: number[];
@@ -83,7 +86,12 @@ export class PdfFont {
 
   private addCharacter(codePoint: number): number {
     const id = this.codePoints.length;
-    if (id > 0xffff) throw new Error("a PDF font holds at most 65535 distinct characters");
+    if (id > MAXIMUM_CHARACTER_ID) {
+      // Character ids are two bytes. Past the last one a character prints as .notdef (a box, which
+      // copies as nothing) rather than failing the export of a document that merely lists many scripts.
+      this.idByCodePoint.set(codePoint, 0);
+      return 0;
+    }
     const glyph = this.face.glyphFor(codePoint);
     this.idByCodePoint.set(codePoint, id);
     this.codePoints.push(codePoint);

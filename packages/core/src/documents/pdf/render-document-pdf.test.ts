@@ -70,6 +70,19 @@ describe("PDF rendering", () => {
     expect(text).toContain("Ελληνικά: λόγος. Русский: привет, «добрый день». Symbols: € — ✓ → • ½ ©. Missing glyphs: 中文 😀.");
   });
 
+  it("exports a document of more distinct characters than a font can number", async () => {
+    // 70,000 code points from U+4E00 on, surrogate halves skipped (CJK ideographs and beyond: boxes in
+    // DejaVu, but they copy as written).
+    const characters = Array.from({ length: 72_048 }, (_unused, index) => 0x4e00 + index)
+      .filter((codePoint) => codePoint < 0xd800 || codePoint > 0xdfff)
+      .map((codePoint) => String.fromCodePoint(codePoint))
+      .join("");
+    const pdf = await readPdf(await renderDocumentPdf({ title: "Many characters", content: characters, format: "text" }));
+    expect(pdf.warnings).toBe("");
+    expect(pdf.pages.length).toBeGreaterThan(1);
+    expect(pdf.text.replace(/\s/g, "")).toContain(characters.slice(0, 1000));
+  });
+
   it("wraps long paragraphs, long words and long code lines inside the page margins", async () => {
     const word = "Supercalifragilistic".repeat(20);
     const codeLine = `const values = [${Array.from({ length: 80 }, (_unused, index) => index).join(", ")}];`;
