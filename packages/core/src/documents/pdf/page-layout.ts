@@ -1,5 +1,5 @@
 import type { FlowedLine } from "./flow-text.ts";
-import type { PdfFileWriter } from "./pdf-file-writer.ts";
+import { type PdfFileWriter, pdfLiteral } from "./pdf-file-writer.ts";
 import type { PdfFont } from "./pdf-font.ts";
 
 // A4 in points, with margins of 2 cm.
@@ -20,7 +20,7 @@ function pdfAsciiString(text: string): string {
   const ascii = text.replace(/[^\x20-\x7e]/gu, (character) =>
     character.length === 1 && /[\ud800-\udfff]/.test(character) ? "%EF%BF%BD" : encodeURIComponent(character),
   );
-  return `(${ascii.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+  return pdfLiteral(ascii);
 }
 
 /**

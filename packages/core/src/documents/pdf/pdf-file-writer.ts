@@ -68,8 +68,18 @@ export class PdfFileWriter {
  * its byte order mark, in hex, so any character is exact.
  */
 export function pdfTextString(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return `(${text.replace(/[\\()]/g, (character) => `\\${character}`)})`;
-  let hex = "<FEFF";
+  if (/^[\x20-\x7e]*$/.test(text)) return pdfLiteral(text);
+  return `<FEFF${utf16Hex(text)}>`;
+}
+
+/** A literal string of printable ASCII: only backslash and parentheses need escaping. */
+export function pdfLiteral(ascii: string): string {
+  return `(${ascii.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+}
+
+/** The UTF-16BE code units of the text in hex, four digits each. */
+export function utf16Hex(text: string): string {
+  let hex = "";
   for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
-  return `${hex}>`;
+  return hex;
 }

@@ -1,5 +1,5 @@
 import { type FontFace, type FontStyle, fontFace } from "./font-faces.ts";
-import type { PdfFileWriter } from "./pdf-file-writer.ts";
+import { type PdfFileWriter, utf16Hex } from "./pdf-file-writer.ts";
 
 /** Strings longer than this (a line of code, a long URL) are encoded each time they come. */
 const MAXIMUM_CACHED_LENGTH = 32;
@@ -158,17 +158,10 @@ export class PdfFont {
     for (let start = 1; start < this.codePoints.length; start += 100) {
       const end = Math.min(start + 100, this.codePoints.length);
       lines.push(`${end - start} beginbfchar`);
-      for (let id = start; id < end; id += 1) lines.push(`<${this.hexIds[id]}> <${utf16Hex(this.codePoints[id] ?? 0)}>`);
+      for (let id = start; id < end; id += 1) lines.push(`<${this.hexIds[id]}> <${utf16Hex(String.fromCodePoint(this.codePoints[id] ?? 0))}>`);
       lines.push("endbfchar");
     }
     lines.push("endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end");
     return lines.join("\n");
   }
-}
-
-function utf16Hex(codePoint: number): string {
-  let hex = "";
-  const text = String.fromCodePoint(codePoint);
-  for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
-  return hex;
 }
