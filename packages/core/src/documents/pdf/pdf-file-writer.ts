@@ -27,14 +27,13 @@ export class PdfFileWriter {
     this.push(Buffer.from(`${number} 0 obj\n${body}\nendobj\n`, "latin1"));
   }
 
-  /** A stream object; `entries` are the dictionary's entries other than /Length and /Filter. */
-  stream(number: number, entries: string, data: Buffer | Uint8Array | string, options: { compress?: boolean } = {}): void {
+  /** A compressed stream object; `entries` are the dictionary's entries other than /Length and /Filter. */
+  stream(number: number, entries: string, data: Buffer | Uint8Array | string): void {
     const raw = typeof data === "string" ? Buffer.from(data, "latin1") : data;
     // Level 6 costs about twice level 1 for a few percent of size; pages are most of the work.
-    const bytes = options.compress === false ? raw : deflateSync(raw, { level: 1 });
-    const filter = options.compress === false ? "" : " /Filter /FlateDecode";
+    const bytes = deflateSync(raw, { level: 1 });
     this.offsets[number] = this.length;
-    this.push(Buffer.from(`${number} 0 obj\n<< ${entries} /Length ${bytes.length}${filter} >>\nstream\n`, "latin1"));
+    this.push(Buffer.from(`${number} 0 obj\n<< ${entries} /Length ${bytes.length} /Filter /FlateDecode >>\nstream\n`, "latin1"));
     this.push(bytes);
     this.push(Buffer.from("\nendstream\nendobj\n", "latin1"));
   }

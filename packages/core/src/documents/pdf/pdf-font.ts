@@ -80,10 +80,6 @@ export class PdfFont {
     return (this.encode(text).width * size) / 1000;
   }
 
-  get used(): boolean {
-    return this.codePoints.length > 1;
-  }
-
   private addCharacter(codePoint: number): number {
     const id = this.codePoints.length;
     if (id > MAXIMUM_CHARACTER_ID) {
