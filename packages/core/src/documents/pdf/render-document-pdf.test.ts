@@ -166,6 +166,12 @@ describe("PDF rendering", () => {
     await render;
   });
 
+  it("gives the file's /Info the title as the page prints it, control characters made spaces", async () => {
+    const bytes = await renderDocumentPdf({ title: "Bell\u0007title", content: "", format: "markdown" });
+    expect(bytes.toString("latin1")).toContain("/Title (Bell title)");
+    expect((await readPdf(bytes)).text).toContain("Bell title");
+  });
+
   it("makes a valid one-page PDF of an empty document", async () => {
     const pdf = await markdownPdf("");
     expect(pdf.warnings).toBe("");
