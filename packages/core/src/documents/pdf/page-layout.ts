@@ -62,7 +62,7 @@ export class PageLayout {
 
   /** Room for `height` points: starts a page unless they fit (or the page is still empty). Returns the top of the room. */
   reserve(height: number): number {
-    if (this.cursor - height < this.bottom && this.cursor < this.top) this.newPage();
+    this.keep(height);
     const top = this.cursor;
     this.cursor -= height;
     return top;
