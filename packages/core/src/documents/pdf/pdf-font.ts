@@ -30,6 +30,9 @@ interface GlyphSubset {
 export class PdfFont {
   readonly resourceName: string;
   readonly objectNumber: number;
+  /** How far the font reaches above and below the baseline, in ems (both positive). */
+  readonly ascent: number;
+  readonly descent: number;
   private readonly face: FontFace;
   private readonly subset: GlyphSubset;
   private readonly idByCodePoint = new Map<number, number>();
@@ -44,6 +47,8 @@ export class PdfFont {
 
   constructor(style: FontStyle, resourceName: string, writer: PdfFileWriter) {
     this.face = fontFace(style);
+    this.ascent = this.face.font.ascent / this.face.font.unitsPerEm;
+    this.descent = -this.face.font.descent / this.face.font.unitsPerEm;
     this.resourceName = resourceName;
     this.objectNumber = writer.allocate();
     this.subset = this.face.font.createSubset() as unknown as GlyphSubset;
