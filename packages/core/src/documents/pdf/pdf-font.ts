@@ -30,7 +30,10 @@ interface GlyphSubset {
 export class PdfFont {
   readonly resourceName: string;
   readonly objectNumber: number;
-  /** How far the font reaches above and below the baseline, in ems (both positive). */
+  /**
+   * How far the font reaches above and below the baseline, in ems (both positive), to the thousandth
+   * of an em that the font's PDF metrics use (/W, /Ascent, /Descent).
+   */
   readonly ascent: number;
   readonly descent: number;
   private readonly face: FontFace;
@@ -47,8 +50,9 @@ export class PdfFont {
 
   constructor(style: FontStyle, resourceName: string, writer: PdfFileWriter) {
     this.face = fontFace(style);
-    this.ascent = this.face.font.ascent / this.face.font.unitsPerEm;
-    this.descent = -this.face.font.descent / this.face.font.unitsPerEm;
+    const { ascent, descent, unitsPerEm } = this.face.font;
+    this.ascent = Math.round((ascent * 1000) / unitsPerEm) / 1000;
+    this.descent = Math.round((-descent * 1000) / unitsPerEm) / 1000;
     this.resourceName = resourceName;
     this.objectNumber = writer.allocate();
     this.subset = this.face.font.createSubset() as unknown as GlyphSubset;
