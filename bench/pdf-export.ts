@@ -4,13 +4,17 @@
 // included) moves much less, so both are printed.
 import { exportDocument } from "@agentq/core";
 import { largeMarkdownDocument } from "@agentq/core/testing";
+import { percentile } from "../scripts/local-stack.ts";
 
 const RUNS = 5;
 const megabytes = Number(process.argv[2] ?? 1);
 const content = largeMarkdownDocument(megabytes * 1024 * 1024);
 const document = { title: "Bench", format: "markdown" as const, content };
 
-const median = (values: number[]) => Math.round([...values].sort((left, right) => left - right)[Math.floor(values.length / 2)] ?? 0);
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((left, right) => left - right);
+  return Math.round(percentile(sorted, 0.5));
+};
 
 const wallTimes: number[] = [];
 const cpuTimes: number[] = [];

@@ -1,13 +1,7 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
+import { readPdf } from "@agentq/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
-
-const run = promisify(execFile);
 
 let api: TestApi;
 let alice: { id: string; token: string };
@@ -41,17 +35,6 @@ async function createDocument(token: string, body: Record<string, unknown>) {
 async function download(path: string, token: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const response = await fetch(url(path), { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
-}
-
-async function pdfText(bytes: Buffer): Promise<string> {
-  const directory = await mkdtemp(join(tmpdir(), "agentq-pdf-"));
-  try {
-    await writeFile(join(directory, "doc.pdf"), bytes);
-    const { stdout } = await run("pdftotext", ["-enc", "UTF-8", join(directory, "doc.pdf"), "-"]);
-    return stdout;
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
 }
 
 describe("documents over REST", () => {
@@ -144,7 +127,7 @@ describe("documents over REST", () => {
     expect(pdf.headers.get("content-type")).toBe("application/pdf");
     expect(pdf.headers.get("content-disposition")).toMatch(/^attachment; filename="Quarterly-plan\.pdf"/);
     expect(pdf.bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");
-    const text = await pdfText(pdf.bytes);
+    const { text } = await readPdf(pdf.bytes);
     expect(text).toContain("Quarterly plan");
     expect(text).toContain("We will grow the garden.");
     expect(text).toContain("tomatoes");
@@ -185,7 +168,7 @@ describe("documents over REST", () => {
       });
       const pdf = await download(`/api/documents/${created.id}/export?format=pdf`, alice.token);
       expect(pdf.status).toBe(200);
-      const text = await pdfText(pdf.bytes);
+      const { text } = await readPdf(pdf.bytes);
       expect(text).toContain("/etc/passwd");
       expect(text).not.toContain("root:");
       expect(fetched).toBe(0);

@@ -54,8 +54,10 @@ export async function readPdf(bytes: Buffer): Promise<ReadPdf> {
   try {
     const file = path.join(directory, "document.pdf");
     await writeFile(file, bytes);
-    const text = await run("pdftotext", ["-enc", "UTF-8", file, "-"], { maxBuffer: 256 * 1024 * 1024 });
-    const xml = await run("pdftohtml", ["-xml", "-i", "-stdout", "-zoom", "1", "-enc", "UTF-8", file], { maxBuffer: 256 * 1024 * 1024 });
+    const [text, xml] = await Promise.all([
+      run("pdftotext", ["-enc", "UTF-8", file, "-"], { maxBuffer: 256 * 1024 * 1024 }),
+      run("pdftohtml", ["-xml", "-i", "-stdout", "-zoom", "1", "-enc", "UTF-8", file], { maxBuffer: 256 * 1024 * 1024 }),
+    ]);
     const fonts = new Map<string, { size: number; family: string }>();
     for (const match of xml.stdout.matchAll(/<fontspec id="(\d+)" size="([\d.-]+)" family="([^"]*)"/g)) {
       fonts.set(match[1] ?? "", { size: Number(match[2]), family: match[3] ?? "" });

@@ -81,6 +81,19 @@ describe("flowing text into lines", () => {
     expect(line?.fragments[0]?.width).toBeCloseTo(regular.widthOf("many words in one style and more", SIZE));
   });
 
+  it("keeps neighbouring links of one style apart, each with its own address", () => {
+    const [line] = flowText(
+      [
+        { ...run("one"), link: "https://a.example/" },
+        { ...run("two"), link: "https://b.example/" },
+      ],
+      500,
+      SIZE,
+    );
+    expect(line?.fragments.map((fragment) => fragment.run.link)).toEqual(["https://a.example/", "https://b.example/"]);
+    expect(lineTexts([line as FlowedLine])).toEqual(["onetwo"]);
+  });
+
   it("keeps the spaces of preformatted text and wraps it by character", () => {
     const [single] = flowPreformattedLine(run("  indented  code", mono), 500);
     expect(lineTexts([single as FlowedLine])).toEqual(["  indented  code"]);

@@ -50,13 +50,15 @@ class LineBuilder {
   append(run: TextRun, hex: string, width: number): void {
     const last = this.fragments.at(-1);
     // Same style: one Tj for both, so a line is a handful of operators rather than one per word.
+    // Same link too: a fragment's link annotation covers it whole, with its run's one address.
     if (
       last !== undefined &&
       last.run.font === run.font &&
       last.run.size === run.size &&
       last.run.color === run.color &&
       last.run.background === run.background &&
-      last.run.strike === run.strike
+      last.run.strike === run.strike &&
+      last.run.link === run.link
     ) {
       last.hex += hex;
       last.width += width;

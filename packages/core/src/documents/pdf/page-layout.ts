@@ -1,14 +1,11 @@
 import type { FlowedLine } from "./flow-text.ts";
-import type { PdfFileWriter } from "./pdf-file-writer.ts";
+import { type PdfFileWriter, pdfLiteral } from "./pdf-file-writer.ts";
 import type { PdfFont } from "./pdf-font.ts";
 
 // A4 in points, with margins of 2 cm.
 const PAGE_WIDTH = 595.28;
 const PAGE_HEIGHT = 841.89;
 const MARGIN = 56.69;
-// DejaVu's ascent and descent, in ems: where a baseline sits in a line box.
-const ASCENT = 0.928;
-const DESCENT = 0.236;
 
 /** A number for a content stream: two decimals at most, no exponent. */
 export function pdfNumber(value: number): string {
@@ -20,7 +17,7 @@ function pdfAsciiString(text: string): string {
   const ascii = text.replace(/[^\x20-\x7e]/gu, (character) =>
     character.length === 1 && /[\ud800-\udfff]/.test(character) ? "%EF%BF%BD" : encodeURIComponent(character),
   );
-  return `(${ascii.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+  return pdfLiteral(ascii);
 }
 
 /**
@@ -48,7 +45,8 @@ export class PageLayout {
     private readonly writer: PdfFileWriter,
     private readonly parentNumber: number,
     private readonly resourcesNumber: number,
-    private readonly footerFont: () => PdfFont,
+    /** The body font: page numbers are set in it, and its ascent and descent place a baseline in its line box. */
+    private readonly bodyFont: () => PdfFont,
   ) {}
 
   get contentWidth(): number {
@@ -62,7 +60,7 @@ export class PageLayout {
 
   /** Room for `height` points: starts a page unless they fit (or the page is still empty). Returns the top of the room. */
   reserve(height: number): number {
-    if (this.cursor - height < this.bottom && this.cursor < this.top) this.newPage();
+    this.keep(height);
     const top = this.cursor;
     this.cursor -= height;
     return top;
@@ -80,7 +78,8 @@ export class PageLayout {
 
   /** The baseline of text of `size` in a line box of `lineHeight` whose top is `top`. */
   baseline(top: number, size: number, lineHeight: number): number {
-    return top - (lineHeight - (ASCENT + DESCENT) * size) / 2 - ASCENT * size;
+    const { ascent, descent } = this.bodyFont();
+    return top - (lineHeight - (ascent + descent) * size) / 2 - ascent * size;
   }
 
   drawLine(line: FlowedLine, x: number, baseline: number): void {
@@ -88,8 +87,9 @@ export class PageLayout {
     for (const fragment of line.fragments) {
       const { run } = fragment;
       if (run.background !== undefined) {
+        const { ascent, descent } = run.font;
         this.operators.push(
-          `${run.background} ${pdfNumber(x + fragment.x - 1)} ${pdfNumber(baseline - DESCENT * run.size - 0.5)} ${pdfNumber(fragment.width + 2)} ${pdfNumber((ASCENT + DESCENT) * run.size + 1)} re f`,
+          `${run.background} ${pdfNumber(x + fragment.x - 1)} ${pdfNumber(baseline - descent * run.size - 0.5)} ${pdfNumber(fragment.width + 2)} ${pdfNumber((ascent + descent) * run.size + 1)} re f`,
         );
         this.currentColor = "";
       }
@@ -113,8 +113,10 @@ export class PageLayout {
     this.operators.push(`${text} ET`);
     for (const fragment of line.fragments) {
       if (fragment.run.link !== undefined) {
-        const { size, link } = fragment.run;
-        const rectangle = [x + fragment.x, baseline - DESCENT * size, x + fragment.x + fragment.width, baseline + ASCENT * size].map(pdfNumber).join(" ");
+        const { size, link, font } = fragment.run;
+        const rectangle = [x + fragment.x, baseline - font.descent * size, x + fragment.x + fragment.width, baseline + font.ascent * size]
+          .map(pdfNumber)
+          .join(" ");
         this.links.push(`<< /Type /Annot /Subtype /Link /Rect [${rectangle}] /Border [0 0 0] /A << /S /URI /URI ${pdfAsciiString(link)} >> >>`);
       }
       if (fragment.run.strike)
@@ -149,7 +151,7 @@ export class PageLayout {
 
   private writePage(): void {
     const label = String(this.pageObjectNumbers.length + 1);
-    const footer = this.footerFont();
+    const footer = this.bodyFont();
     const encoded = footer.encode(label);
     const size = 8;
     const x = (PAGE_WIDTH - (encoded.width * size) / 1000) / 2;

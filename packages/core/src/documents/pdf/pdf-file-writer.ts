@@ -27,14 +27,13 @@ export class PdfFileWriter {
     this.push(Buffer.from(`${number} 0 obj\n${body}\nendobj\n`, "latin1"));
   }
 
-  /** A stream object; `entries` are the dictionary's entries other than /Length and /Filter. */
-  stream(number: number, entries: string, data: Buffer | Uint8Array | string, options: { compress?: boolean } = {}): void {
+  /** A compressed stream object; `entries` are the dictionary's entries other than /Length and /Filter. */
+  stream(number: number, entries: string, data: Buffer | Uint8Array | string): void {
     const raw = typeof data === "string" ? Buffer.from(data, "latin1") : data;
     // Level 6 costs about twice level 1 for a few percent of size; pages are most of the work.
-    const bytes = options.compress === false ? raw : deflateSync(raw, { level: 1 });
-    const filter = options.compress === false ? "" : " /Filter /FlateDecode";
+    const bytes = deflateSync(raw, { level: 1 });
     this.offsets[number] = this.length;
-    this.push(Buffer.from(`${number} 0 obj\n<< ${entries} /Length ${bytes.length}${filter} >>\nstream\n`, "latin1"));
+    this.push(Buffer.from(`${number} 0 obj\n<< ${entries} /Length ${bytes.length} /Filter /FlateDecode >>\nstream\n`, "latin1"));
     this.push(bytes);
     this.push(Buffer.from("\nendstream\nendobj\n", "latin1"));
   }
@@ -68,8 +67,18 @@ export class PdfFileWriter {
  * its byte order mark, in hex, so any character is exact.
  */
 export function pdfTextString(text: string): string {
-  if (/^[\x20-\x7e]*$/.test(text)) return `(${text.replace(/[\\()]/g, (character) => `\\${character}`)})`;
-  let hex = "<FEFF";
+  if (/^[\x20-\x7e]*$/.test(text)) return pdfLiteral(text);
+  return `<FEFF${utf16Hex(text)}>`;
+}
+
+/** A literal string of printable ASCII: only backslash and parentheses need escaping. */
+export function pdfLiteral(ascii: string): string {
+  return `(${ascii.replace(/[\\()]/g, (character) => `\\${character}`)})`;
+}
+
+/** The UTF-16BE code units of the text in hex, four digits each. */
+export function utf16Hex(text: string): string {
+  let hex = "";
   for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
-  return `${hex}>`;
+  return hex;
 }

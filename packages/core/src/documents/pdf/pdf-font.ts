@@ -1,5 +1,13 @@
 import { type FontFace, type FontStyle, fontFace } from "./font-faces.ts";
-import type { PdfFileWriter } from "./pdf-file-writer.ts";
+import { type PdfFileWriter, utf16Hex } from "./pdf-file-writer.ts";
+
+/** Strings longer than this (a line of code, a long URL) are encoded each time they come. */
+const MAXIMUM_CACHED_LENGTH = 32;
+/** Cached strings per font: a few megabytes at most, whatever the document. */
+const MAXIMUM_CACHED_TEXTS = 8192;
+
+/** Identity-H character ids are two bytes, and id 0 is .notdef: a font holds 65,535 distinct characters. */
+const MAXIMUM_CHARACTER_ID = 0xffff;
 
 /** Text in a font: the hex string of its character ids for a Tj operator, and its width in thousandths of the size. */
 export interface EncodedText {
@@ -22,19 +30,29 @@ interface GlyphSubset {
 export class PdfFont {
   readonly resourceName: string;
   readonly objectNumber: number;
+  /**
+   * How far the font reaches above and below the baseline, in ems (both positive), to the thousandth
+   * of an em that the font's PDF metrics use (/W, /Ascent, /Descent).
+   */
+  readonly ascent: number;
+  readonly descent: number;
   private readonly face: FontFace;
   private readonly subset: GlyphSubset;
   private readonly idByCodePoint = new Map<number, number>();
-  // Indexed by character id; id 0 is .notdef, never produced by text.
+  // Indexed by character id; id 0 is .notdef, given only to characters past the last id.
   private readonly codePoints: number[] = [0];
   private readonly subsetGlyphIds: number[] = [0];
   private readonly widths: number[];
   private readonly hexIds: string[] = ["0000"];
-  // Words repeat: a document of a million characters has a few thousand distinct ones.
+  // Words repeat: a document of a million characters has a few thousand distinct ones. Only words:
+  // whole lines of code rarely repeat, and caching them would hold a copy of the document.
   private readonly encoded = new Map<string, EncodedText>();
 
   constructor(style: FontStyle, resourceName: string, writer: PdfFileWriter) {
     this.face = fontFace(style);
+    const { ascent, descent, unitsPerEm } = this.face.font;
+    this.ascent = Math.round((ascent * 1000) / unitsPerEm) / 1000;
+    this.descent = Math.round((-descent * 1000) / unitsPerEm) / 1000;
     this.resourceName = resourceName;
     this.objectNumber = writer.allocate();
     this.subset = this.face.font.createSubset() as unknown as GlyphSubset;
@@ -42,7 +60,8 @@ export class PdfFont {
   }
 
   encode(text: string): EncodedText {
-    let result = this.encoded.get(text);
+    const cacheable = text.length <= MAXIMUM_CACHED_LENGTH;
+    let result = cacheable ? this.encoded.get(text) : undefined;
     if (result !== undefined) return result;
     let hex = "";
     let width = 0;
@@ -57,7 +76,11 @@ export class PdfFont {
       width += this.widths[id] ?? 0;
     }
     result = { hex, width };
-    this.encoded.set(text, result);
+    if (cacheable) {
+      // A document of distinct short strings (numbers, identifiers) starts the cache over rather than growing it.
+      if (this.encoded.size >= MAXIMUM_CACHED_TEXTS) this.encoded.clear();
+      this.encoded.set(text, result);
+    }
     return result;
   }
 
@@ -66,13 +89,14 @@ export class PdfFont {
     return (this.encode(text).width * size) / 1000;
   }
 
-  get used(): boolean {
-    return this.codePoints.length > 1;
-  }
-
   private addCharacter(codePoint: number): number {
     const id = this.codePoints.length;
-    if (id > 0xffff) throw new Error("a PDF font holds at most 65535 distinct characters");
+    if (id > MAXIMUM_CHARACTER_ID) {
+      // Character ids are two bytes. Past the last one a character prints as .notdef (a box, which
+      // copies as nothing) rather than failing the export of a document that merely lists many scripts.
+      this.idByCodePoint.set(codePoint, 0);
+      return 0;
+    }
     const glyph = this.face.glyphFor(codePoint);
     this.idByCodePoint.set(codePoint, id);
     this.codePoints.push(codePoint);
@@ -139,17 +163,10 @@ export class PdfFont {
     for (let start = 1; start < this.codePoints.length; start += 100) {
       const end = Math.min(start + 100, this.codePoints.length);
       lines.push(`${end - start} beginbfchar`);
-      for (let id = start; id < end; id += 1) lines.push(`<${this.hexIds[id]}> <${utf16Hex(this.codePoints[id] ?? 0)}>`);
+      for (let id = start; id < end; id += 1) lines.push(`<${this.hexIds[id]}> <${utf16Hex(String.fromCodePoint(this.codePoints[id] ?? 0))}>`);
       lines.push("endbfchar");
     }
     lines.push("endcmap", "CMapName currentdict /CMap defineresource pop", "end", "end");
     return lines.join("\n");
   }
-}
-
-function utf16Hex(codePoint: number): string {
-  let hex = "";
-  const text = String.fromCodePoint(codePoint);
-  for (let index = 0; index < text.length; index += 1) hex += text.charCodeAt(index).toString(16).padStart(4, "0");
-  return hex;
 }

@@ -70,6 +70,19 @@ describe("PDF rendering", () => {
     expect(text).toContain("Ελληνικά: λόγος. Русский: привет, «добрый день». Symbols: € — ✓ → • ½ ©. Missing glyphs: 中文 😀.");
   });
 
+  it("exports a document of more distinct characters than a font can number", async () => {
+    // 70,000 code points from U+4E00 on, surrogate halves skipped (CJK ideographs and beyond: boxes in
+    // DejaVu, but they copy as written).
+    const characters = Array.from({ length: 72_048 }, (_unused, index) => 0x4e00 + index)
+      .filter((codePoint) => codePoint < 0xd800 || codePoint > 0xdfff)
+      .map((codePoint) => String.fromCodePoint(codePoint))
+      .join("");
+    const pdf = await readPdf(await renderDocumentPdf({ title: "Many characters", content: characters, format: "text" }));
+    expect(pdf.warnings).toBe("");
+    expect(pdf.pages.length).toBeGreaterThan(1);
+    expect(pdf.text.replace(/\s/g, "")).toContain(characters.slice(0, 1000));
+  });
+
   it("wraps long paragraphs, long words and long code lines inside the page margins", async () => {
     const word = "Supercalifragilistic".repeat(20);
     const codeLine = `const values = [${Array.from({ length: 80 }, (_unused, index) => index).join(", ")}];`;
@@ -116,6 +129,15 @@ describe("PDF rendering", () => {
     expect(pdf.boxes.filter((box) => box.link !== undefined && !box.link.startsWith("https://"))).toEqual([]);
   });
 
+  it("gives neighbouring links of one style each its own clickable address", async () => {
+    const bytes = await renderDocumentPdf({ title: "Links", content: "<https://a.example/one><https://b.example/two>\n", format: "markdown" });
+    // poppler reports one text box with the first link for both: the annotations are read from the file
+    // (page dictionaries are not compressed).
+    const addresses = [...bytes.toString("latin1").matchAll(/\/URI \(([^)]*)\)/g)].map((match) => match[1]);
+    expect(addresses).toEqual(["https://a.example/one", "https://b.example/two"]);
+    expect((await readPdf(bytes)).text).toContain("https://a.example/onehttps://b.example/two");
+  });
+
   it("lays tables out in columns with a bold header row", async () => {
     const pdf = await markdownPdf("| Name | Amount |\n| --- | --- |\n| Coffee | 3 € |\n| Чай | 2 € |\n");
     const name = boxWith(pdf.boxes, "Name");
@@ -142,6 +164,12 @@ describe("PDF rendering", () => {
     const render = renderDocumentPdf({ title: "Large", content, format: "markdown" }).then(() => "render");
     expect(await Promise.race([timer, render])).toBe("timer");
     await render;
+  });
+
+  it("gives the file's /Info the title as the page prints it, control characters made spaces", async () => {
+    const bytes = await renderDocumentPdf({ title: "Bell\u0007title", content: "", format: "markdown" });
+    expect(bytes.toString("latin1")).toContain("/Title (Bell title)");
+    expect((await readPdf(bytes)).text).toContain("Bell title");
   });
 
   it("makes a valid one-page PDF of an empty document", async () => {

@@ -358,7 +358,9 @@ export async function renderDocumentPdf(document: { title: string; content: stri
   const renderer = new MarkdownPdfRenderer(layout, fonts);
 
   const content = document.content.normalize("NFC").replace(CONTROL_CHARACTERS, "");
-  renderer.title(document.title.normalize("NFC").replace(CONTROL_CHARACTERS, " "));
+  // One title for the page and the file's /Info, so a viewer's title bar shows what the page does.
+  const title = document.title.normalize("NFC").replace(CONTROL_CHARACTERS, " ");
+  renderer.title(title);
   // markdown-it parses in one go (about 0.15 s a megabyte); the layout after it runs in slices.
   if (document.format === "markdown") await renderer.markdown(markdownParser.parse(content, {}));
   else await renderer.plainText(content);
@@ -368,6 +370,6 @@ export async function renderDocumentPdf(document: { title: string; content: stri
   writer.object(resources, `<< /Font << ${fonts.write()} >> /ProcSet [/PDF /Text] >>`);
   const outline = writeOutline(writer, renderer.outline);
   writer.object(catalog, `<< /Type /Catalog /Pages ${pages} 0 R${outline === null ? "" : ` /Outlines ${outline} 0 R /PageMode /UseOutlines`} >>`);
-  writer.object(info, `<< /Title ${pdfTextString(document.title)} /Producer ${pdfTextString("agentq")} >>`);
+  writer.object(info, `<< /Title ${pdfTextString(title)} /Producer ${pdfTextString("agentq")} >>`);
   return writer.finish(catalog, info);
 }
