@@ -83,6 +83,22 @@ export async function resolveWorkspacePath(rootPath: string, requestedPath: stri
   return resolved;
 }
 
+/**
+ * True for the paths resolveWorkspacePath leaves as they are, links aside: relative, `/`-separated,
+ * no empty, `.` or `..` segment, nothing percent-encoded, no backslash, NUL byte or drive letter, not
+ * too long. Opened beneath the root one component at a time with no link followed (open-beneath.ts),
+ * such a path reaches its own real path, so resolving it first tells nothing more; a link on the way
+ * (which may lead anywhere) is where the caller must resolve after all.
+ */
+export function isPlainRelativePath(requestedPath: string): boolean {
+  return (
+    requestedPath.length <= MAX_PATH_LENGTH &&
+    /^[^/\\%\0]+(?:\/[^/\\%\0]+)*$/.test(requestedPath) &&
+    !/^[A-Za-z]:/.test(requestedPath) &&
+    requestedPath.split("/").every((segment) => segment !== "." && segment !== "..")
+  );
+}
+
 /** True when `candidate` (an absolute, normalized path) is `rootPath` or below it. */
 export function isInsideRoot(rootPath: string, candidate: string): boolean {
   if (candidate === rootPath) return true;

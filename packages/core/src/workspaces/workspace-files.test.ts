@@ -132,4 +132,32 @@ describe("writeWorkspaceFile and readWorkspaceFile", () => {
     await expect(workspaceFileRevision(root, "sub")).rejects.toMatchObject({ code: "not_a_file" });
     await expect(workspaceFileRevision(path.join(base, "no-root"), "a.txt")).rejects.toMatchObject({ code: "workspace_root_missing" });
   });
+
+  it("a plain path (opened beneath the root without resolving) is answered as resolving it would: links, escapes, a linked root", async () => {
+    await mkdir(path.join(root, "sub"));
+    await mkdir(path.join(base, "outside"));
+    await writeFile(path.join(base, "outside", "secret.txt"), "outside");
+    await writeFile(path.join(root, "sub", "real.txt"), "inside");
+    await symlink("sub", path.join(root, "linked"));
+    await symlink(path.join(base, "outside"), path.join(root, "out"));
+    await symlink(path.join(base, "outside", "secret.txt"), path.join(root, "out.txt"));
+    await symlink(root, path.join(base, "ws-alias"));
+    // A link on the way inside the workspace is followed, and the file named by its real path.
+    expect(await readWorkspaceFile(root, "linked/real.txt")).toMatchObject({ path: "sub/real.txt", content: "inside" });
+    expect(await writeWorkspaceFile(root, "linked/new.txt", "x")).toMatchObject({ path: "sub/new.txt", created: true });
+    // Links leading out are refused whether they are a directory on the way or the file itself.
+    await expect(readWorkspaceFile(root, "out/secret.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(readWorkspaceFile(root, "out.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(writeWorkspaceFile(root, "out/planted.txt", "x")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(writeWorkspaceFile(root, "out.txt", "x")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    // A root that is a link now is no longer the workspace, for a plain path too.
+    await expect(readWorkspaceFile(path.join(base, "ws-alias"), "sub/real.txt")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(writeWorkspaceFile(path.join(base, "ws-alias"), "sub/x.txt", "x")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    // A drive letter is refused as before, not taken for a file name.
+    await expect(writeWorkspaceFile(root, "C:x.txt", "x")).rejects.toMatchObject({ code: "path_outside_workspace" });
+    await expect(readWorkspaceFile(root, "missing-dir/x.txt")).rejects.toMatchObject({ code: "file_not_found" });
+    expect(await readdir(path.join(base, "outside"))).toEqual(["secret.txt"]);
+    expect(await readFile(path.join(base, "outside", "secret.txt"), "utf8")).toBe("outside");
+    expect((await readdir(root)).sort()).toEqual(["linked", "out", "out.txt", "sub"]);
+  });
 });

@@ -6,7 +6,7 @@ import path from "node:path";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
 import { createWorkspaceDirectories } from "./create-workspace-directories.ts";
 import { openDirectoryBeneath, openFileBeneath, pathBeneath } from "./open-beneath.ts";
-import { errnoCode, resolveWorkspacePath } from "./resolve-workspace-path.ts";
+import { errnoCode, isPlainRelativePath, resolveWorkspacePath } from "./resolve-workspace-path.ts";
 import { BinaryFileError, FileNotFoundError, FileTooLargeError, InvalidPathError, NotAFileError, RevisionMismatchError } from "./workspace-file-errors.ts";
 
 /**
@@ -67,6 +67,21 @@ export function fileRevision(content: string | Uint8Array): string {
 /** Reads a UTF-8 text file of the workspace. Binary (NUL bytes, invalid UTF-8) and huge files are refused. */
 export async function readWorkspaceFile(rootPath: string, requestedPath: string, options: WorkspaceFileLimits = {}): Promise<WorkspaceFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // A plain path opened beneath the root with no link followed is its own real path (see
+  // openPlainPath): resolving it first (two realpaths, a readlink per level of the root) tells nothing more.
+  if (isPlainRelativePath(requestedPath)) {
+    const handle = await openPlainPath(rootPath, requestedPath);
+    if (handle === null) throw new FileNotFoundError(requestedPath);
+    if (handle !== undefined) {
+      let bytes: Buffer;
+      try {
+        bytes = (await readOpenFile(handle, requestedPath, maxBytes)).bytes;
+      } finally {
+        await handle.close();
+      }
+      return { path: requestedPath, content: decodeText(bytes, requestedPath), revision: fileRevision(bytes) };
+    }
+  }
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new InvalidPathError(requestedPath, "a file path is needed, not the workspace root");
   const bytes = await readRegularFile(resolved.rootPath, resolved.relativePath, maxBytes, requestedPath);
@@ -85,8 +100,16 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
   // link followed, such a path is the real path, so resolving it (five or more calls) tells nothing
   // more. This check runs on a decision and again where the call executes, on the path a resume waits on.
   if (isPlainRelativePath(requestedPath)) {
-    const revision = await plainPathRevision(rootPath, requestedPath);
-    if (revision !== undefined) return revision;
+    const handle = await openPlainPath(rootPath, requestedPath);
+    if (handle === null) return null;
+    if (handle !== undefined) {
+      try {
+        const revision = await openFileRevision(handle);
+        if (revision !== undefined) return revision;
+      } finally {
+        await handle.close();
+      }
+    }
   }
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new NotAFileError(resolved.relativePath);
@@ -101,22 +124,15 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
   }
 }
 
-/** Relative, `/`-separated, no empty, `.` or `..` segment, nothing percent-encoded, no backslash or NUL. */
-function isPlainRelativePath(requestedPath: string): boolean {
-  return (
-    requestedPath.length <= 4096 &&
-    /^[^/\\%\0]+(?:\/[^/\\%\0]+)*$/.test(requestedPath) &&
-    requestedPath.split("/").every((segment) => segment !== "." && segment !== "..")
-  );
-}
-
 /**
- * The revision of the file at a plain relative path, opened component by component beneath the root
- * with no link followed (open-beneath.ts); null when its directory exists and the name does not.
- * Undefined when this cannot tell (a link on the way, a missing directory or root, not a regular
- * file): the caller resolves the path, which decides those cases.
+ * Opens the file at a plain relative path (isPlainRelativePath) for reading, component by component
+ * beneath the root with no link followed (open-beneath.ts), without blocking on a FIFO. What it opens
+ * is the path's real file: the root's descriptor is checked to be the root's real path, and no
+ * component is a link. Null when its directory exists and the name does not. Undefined when this
+ * cannot tell (a link on the way, a missing directory or root, a refusal): the caller resolves the
+ * path, which decides those cases exactly as it does for any other path.
  */
-async function plainPathRevision(rootPath: string, relativePath: string): Promise<string | null | undefined> {
+async function openPlainPath(rootPath: string, relativePath: string): Promise<FileHandle | null | undefined> {
   const segments = relativePath.split("/");
   const name = segments.pop() ?? "";
   let directory: FileHandle;
@@ -125,18 +141,12 @@ async function plainPathRevision(rootPath: string, relativePath: string): Promis
   } catch {
     return undefined;
   }
-  let handle: FileHandle;
   try {
-    handle = await open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    return await open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     return errnoCode(error) === "ENOENT" ? null : undefined;
   } finally {
     await directory.close();
-  }
-  try {
-    return await openFileRevision(handle);
-  } finally {
-    await handle.close();
   }
 }
 
@@ -169,21 +179,22 @@ export async function writeWorkspaceFile(
 ): Promise<WrittenWorkspaceFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content;
-  const resolved = await resolveWorkspacePath(rootPath, requestedPath, { forWrite: true });
-  const relativePath = resolved.relativePath;
-  if (bytes.length > maxBytes) throw new FileTooLargeError(relativePath, bytes.length, maxBytes);
-  // Text in, text out: a NUL byte would make the file unreadable through readWorkspaceFile. Bytes
-  // (a Buffer: an exported PDF) are written as given.
-  if (typeof content === "string" && bytes.includes(0)) throw new BinaryFileError(relativePath);
+  const checkContent = (relativePath: string) => {
+    if (bytes.length > maxBytes) throw new FileTooLargeError(relativePath, bytes.length, maxBytes);
+    // Text in, text out: a NUL byte would make the file unreadable through readWorkspaceFile. Bytes
+    // (a Buffer: an exported PDF) are written as given.
+    if (typeof content === "string" && bytes.includes(0)) throw new BinaryFileError(relativePath);
+  };
 
   // Every step below goes through the directory's descriptor (open-beneath.ts): a directory of the
   // path swapped for a link at any moment cannot move the write, or the read of the old file, elsewhere.
-  const directory = await createWorkspaceDirectories(resolved.rootPath, path.dirname(resolved.absolutePath), requestedPath);
-  const name = path.basename(resolved.absolutePath);
+  const target =
+    (isPlainRelativePath(requestedPath) ? await openPlainWriteTarget(rootPath, requestedPath, checkContent) : undefined) ??
+    (await openResolvedWriteTarget(rootPath, requestedPath, checkContent));
+  const { directory, name, relativePath, existing } = target;
   const temporaryPath = pathBeneath(directory, `.agentq-${randomBytes(8).toString("hex")}.tmp`);
   let created: boolean;
   try {
-    const existing = await readExisting(pathBeneath(directory, name), relativePath, requestedPath);
     const currentRevision = existing === undefined ? null : fileRevision(existing.bytes);
     if (options.expectedRevision !== undefined && options.expectedRevision !== currentRevision) {
       throw new RevisionMismatchError(relativePath, options.expectedRevision, currentRevision);
@@ -209,6 +220,59 @@ export async function writeWorkspaceFile(
     await directory.close();
   }
   return { path: relativePath, revision: fileRevision(bytes), created };
+}
+
+/** Where a write goes: its directory opened beneath the root (the caller closes it), and the file it replaces. */
+interface WriteTarget {
+  directory: FileHandle;
+  name: string;
+  /** The file's real workspace-relative path. */
+  relativePath: string;
+  existing: ExistingFile | undefined;
+}
+
+/**
+ * The target of a write to a plain relative path whose directories all exist, opened beneath the
+ * root with no link followed (see openPlainPath): the path is then its own real path, and resolving
+ * it (realpaths, lstats, a readlink per level of the root) tells nothing more. Undefined when this
+ * cannot tell (a link on the way or in the last place, a missing directory or root, a file in the
+ * way): openResolvedWriteTarget decides those cases, and creates missing directories.
+ */
+async function openPlainWriteTarget(rootPath: string, relativePath: string, checkContent: (relativePath: string) => void): Promise<WriteTarget | undefined> {
+  const segments = relativePath.split("/");
+  const name = segments.pop() ?? "";
+  let directory: FileHandle;
+  try {
+    directory = await openDirectoryBeneath(rootPath, segments.join("/"), relativePath);
+  } catch {
+    return undefined;
+  }
+  try {
+    const existing = await readExisting(pathBeneath(directory, name), relativePath, relativePath);
+    checkContent(relativePath);
+    return { directory, name, relativePath, existing };
+  } catch (error) {
+    await directory.close();
+    // readExisting's ELOOP: the name is a link, which the resolved path follows (inside, or refused).
+    if (error instanceof PathOutsideWorkspaceError) return undefined;
+    throw error;
+  }
+}
+
+/** The target of a write to any path: resolved (containment and link rules), with missing directories created. */
+async function openResolvedWriteTarget(rootPath: string, requestedPath: string, checkContent: (relativePath: string) => void): Promise<WriteTarget> {
+  const resolved = await resolveWorkspacePath(rootPath, requestedPath, { forWrite: true });
+  const relativePath = resolved.relativePath;
+  // Before any directory is created: a refused write leaves nothing behind.
+  checkContent(relativePath);
+  const directory = await createWorkspaceDirectories(resolved.rootPath, path.dirname(resolved.absolutePath), requestedPath);
+  const name = path.basename(resolved.absolutePath);
+  try {
+    return { directory, name, relativePath, existing: await readExisting(pathBeneath(directory, name), relativePath, requestedPath) };
+  } catch (error) {
+    await directory.close();
+    throw error;
+  }
 }
 
 /**
@@ -254,17 +318,42 @@ async function readRegularFile(rootPath: string, relativePath: string, maxBytes:
   const handle = await openForReading(rootPath, relativePath, requestedPath);
   if (handle === undefined) return undefined;
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new NotAFileError(relativePath);
-    if (stats.size > maxBytes) throw new FileTooLargeError(relativePath, stats.size, maxBytes);
-    return await handle.readFile();
+    return (await readOpenFile(handle, relativePath, maxBytes)).bytes;
   } finally {
     await handle.close();
   }
 }
 
+/**
+ * The content of an open regular file of at most `maxBytes` (NotAFileError, FileTooLargeError
+ * otherwise). Reads the size its one fstat gave, as `FileHandle.readFile` would after an fstat of its
+ * own: a file that grows meanwhile is read as it was measured, one that shrinks up to its end.
+ */
+async function readOpenFile(handle: FileHandle, relativePath: string, maxBytes: number): Promise<ExistingFile> {
+  const stats = await handle.stat();
+  if (!stats.isFile()) throw new NotAFileError(relativePath);
+  if (stats.size > maxBytes) throw new FileTooLargeError(relativePath, stats.size, maxBytes);
+  const mode = stats.mode & 0o7777;
+  // A size of 0 may be a file that does not report its size: readFile reads those to their end.
+  if (stats.size === 0) return { bytes: await handle.readFile(), mode };
+  const buffer = Buffer.allocUnsafe(stats.size);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return { bytes: buffer.subarray(0, filled), mode };
+}
+
+/** A regular file's content and permission bits. */
+interface ExistingFile {
+  bytes: Buffer;
+  mode: number;
+}
+
 /** The file a write replaces (its bytes and permission bits), opened through its directory's descriptor. */
-async function readExisting(pathThroughDirectory: string, relativePath: string, requestedPath: string): Promise<{ bytes: Buffer; mode: number } | undefined> {
+async function readExisting(pathThroughDirectory: string, relativePath: string, requestedPath: string): Promise<ExistingFile | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(pathThroughDirectory, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -275,9 +364,8 @@ async function readExisting(pathThroughDirectory: string, relativePath: string, 
     throw error;
   }
   try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw new NotAFileError(relativePath);
-    return { bytes: await handle.readFile(), mode: stats.mode & 0o7777 };
+    // No size limit: the file is only hashed, and it is the caller's to replace.
+    return await readOpenFile(handle, relativePath, Number.POSITIVE_INFINITY);
   } finally {
     await handle.close();
   }
