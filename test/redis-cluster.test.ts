@@ -45,11 +45,13 @@ describe("agentq on a Redis Cluster", () => {
     stack = await startTestStack({ api: { redisUrl: cluster.url, queuePrefix: prefix }, rateLimitPerMinute: 100_000 });
     redis = createRedis({ url: cluster.url, maxRetriesPerRequest: null });
   });
+  // Closing waits for connections that were re-routed after the killed master (ioredis retries through
+  // the failover): on a loaded CI machine that has taken over 60 s.
   afterAll(async () => {
     redis?.disconnect();
     await stack?.close();
     await cluster?.stop();
-  });
+  }, 180_000);
 
   it("a process given a cluster and an unbraced QUEUE_PREFIX stops at boot, naming the variable and the fix", async () => {
     const { code, output } = await boot;
