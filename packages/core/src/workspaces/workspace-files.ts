@@ -125,6 +125,21 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
 }
 
 /**
+ * The directory of a plain relative path, opened beneath the root with no link followed, and the
+ * path's last name; undefined when it cannot be opened so (a link, a missing directory or root, a
+ * refusal): the callers then resolve the path.
+ */
+async function openPlainParent(rootPath: string, relativePath: string): Promise<{ directory: FileHandle; name: string } | undefined> {
+  const segments = relativePath.split("/");
+  const name = segments.pop() ?? "";
+  try {
+    return { directory: await openDirectoryBeneath(rootPath, segments.join("/"), relativePath), name };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Opens the file at a plain relative path (isPlainRelativePath) for reading, component by component
  * beneath the root with no link followed (open-beneath.ts), without blocking on a FIFO. What it opens
  * is the path's real file: the root's descriptor is checked to be the root's real path, and no
@@ -133,14 +148,9 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
  * path, which decides those cases exactly as it does for any other path.
  */
 async function openPlainPath(rootPath: string, relativePath: string): Promise<FileHandle | null | undefined> {
-  const segments = relativePath.split("/");
-  const name = segments.pop() ?? "";
-  let directory: FileHandle;
-  try {
-    directory = await openDirectoryBeneath(rootPath, segments.join("/"), relativePath);
-  } catch {
-    return undefined;
-  }
+  const parent = await openPlainParent(rootPath, relativePath);
+  if (!parent) return undefined;
+  const { directory, name } = parent;
   try {
     return await open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
@@ -239,14 +249,9 @@ interface WriteTarget {
  * way): openResolvedWriteTarget decides those cases, and creates missing directories.
  */
 async function openPlainWriteTarget(rootPath: string, relativePath: string, checkContent: (relativePath: string) => void): Promise<WriteTarget | undefined> {
-  const segments = relativePath.split("/");
-  const name = segments.pop() ?? "";
-  let directory: FileHandle;
-  try {
-    directory = await openDirectoryBeneath(rootPath, segments.join("/"), relativePath);
-  } catch {
-    return undefined;
-  }
+  const parent = await openPlainParent(rootPath, relativePath);
+  if (!parent) return undefined;
+  const { directory, name } = parent;
   try {
     const existing = await readExisting(pathBeneath(directory, name), relativePath, relativePath);
     checkContent(relativePath);
