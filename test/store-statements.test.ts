@@ -21,6 +21,7 @@ import { selectOne } from "../packages/core/src/store/statements/readiness-state
 import { selectRunStillUnheld, selectRunsToReconcile } from "../packages/core/src/store/statements/reconcile-statements.ts";
 import { selectRunContext } from "../packages/core/src/store/statements/run-context-statements.ts";
 import {
+  type InsertQueuedRunInput,
   insertQueuedRun,
   lockChatForRunCreation,
   lockIdempotencyKey,
@@ -67,6 +68,27 @@ describe("the store's SQL statements", () => {
   });
 
   const newChat = async (workspaceId?: string) => (await createChat(prisma, { userId: user.id, title: "statements", workspaceId, generateId })).id;
+
+  /** What insertQueuedRun takes for a run of `userId` in `chatId`, with `overrides`. */
+  const createInput = (chatId: string, overrides: Partial<InsertQueuedRunInput> = {}): Omit<InsertQueuedRunInput, "runId"> => ({
+    chatId,
+    userId: user.id,
+    activeStatuses: ACTIVE_STATUSES,
+    input: "hello",
+    model: "scripted",
+    mode: "agent",
+    allowBash: false,
+    allowWebSearch: true,
+    useWeb: false,
+    now: new Date(),
+    queuedEventData: { multitask: "enqueue" },
+    rejectIfActive: false,
+    idempotencyKey: null,
+    idempotencyExpiresAt: new Date(Date.now() + 60_000),
+    limitDefaults: LIMIT_DEFAULTS,
+    quotaChecked: false,
+    ...overrides,
+  });
 
   // Admitted as soon as created: this user piles up far more unfinished runs than admission lets
   // through (max_active_runs, the waiting bound); admission has its own tests (team-*.test.ts).
@@ -338,24 +360,7 @@ describe("the store's SQL statements", () => {
 
     it("insertQueuedRun that waited for another creation's lock in the chat creates nothing and says its read was stale", async () => {
       const chatId = await newChat();
-      const input = {
-        chatId,
-        userId: user.id,
-        activeStatuses: ACTIVE_STATUSES,
-        input: "hello",
-        model: "scripted",
-        mode: "agent" as const,
-        allowBash: false,
-        allowWebSearch: true,
-        useWeb: false,
-        now: new Date(),
-        queuedEventData: { multitask: "enqueue" },
-        rejectIfActive: false,
-        idempotencyKey: null,
-        idempotencyExpiresAt: new Date(Date.now() + 60_000),
-        limitDefaults: LIMIT_DEFAULTS,
-        quotaChecked: false,
-      };
+      const input = createInput(chatId);
       const holder = await pool.connect();
       try {
         await holder.query("BEGIN");
@@ -381,23 +386,7 @@ describe("the store's SQL statements", () => {
 
     it("insertQueuedRun creates the run with its first event and key, reports the user's daily quotas, and creates nothing when 'reject' finds an active run", async () => {
       const chatId = await newChat();
-      const input = {
-        chatId,
-        userId: user.id,
-        activeStatuses: ACTIVE_STATUSES,
-        input: "hello",
-        model: "scripted",
-        mode: "agent" as const,
-        allowBash: false,
-        allowWebSearch: true,
-        useWeb: false,
-        now: new Date(),
-        queuedEventData: { multitask: "reject" },
-        idempotencyKey: "create-key",
-        idempotencyExpiresAt: new Date(Date.now() + 60_000),
-        limitDefaults: LIMIT_DEFAULTS,
-        quotaChecked: true,
-      };
+      const input = createInput(chatId, { queuedEventData: { multitask: "reject" }, idempotencyKey: "create-key", quotaChecked: true });
       const runId = generateId("run");
       const created = await insertQueuedRun(pool, { ...input, runId, rejectIfActive: true });
       expect(created).toMatchObject({ first_active_id: null, blocking_runs: 0 });
@@ -436,25 +425,7 @@ describe("the store's SQL statements", () => {
       for (const index of [1, 2]) {
         const chatId = (await createChat(prisma, { userId: owner.id, title: `admission ${index}`, workspaceId: undefined, generateId })).id;
         const runId = generateId("run");
-        const created = await insertQueuedRun(pool, {
-          chatId,
-          userId: owner.id,
-          runId,
-          activeStatuses: ACTIVE_STATUSES,
-          input: "hello",
-          model: "scripted",
-          mode: "agent",
-          allowBash: false,
-          allowWebSearch: false,
-          useWeb: false,
-          now: new Date(Date.now() + index),
-          queuedEventData: { multitask: "enqueue" },
-          rejectIfActive: false,
-          idempotencyKey: null,
-          idempotencyExpiresAt: new Date(),
-          limitDefaults: LIMIT_DEFAULTS,
-          quotaChecked: false,
-        });
+        const created = await insertQueuedRun(pool, { ...createInput(chatId, { userId: owner.id, now: new Date(Date.now() + index) }), runId });
         expect(created?.created_at).toBeInstanceOf(Date);
         runIds.push(runId);
       }
