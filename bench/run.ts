@@ -1,7 +1,7 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
-// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) override the defaults. BENCH_WORKERS=N starts N worker
+// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) / BENCH_TOOLS (see TOOLS) override the defaults. BENCH_WORKERS=N starts N worker
 // processes (default 1), each with BENCH_CONCURRENCY slots; REDIS_URL (a cluster too) replaces the local Redis.
 import WebSocket from "ws";
 import { pool, requestJson } from "./bench-requests.ts";
@@ -14,6 +14,13 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+/**
+ * The tools each run is limited to (POST .../runs `tools`): the two the workloads call, as the peers'
+ * W1/W2 offer their scripted model two tools. BENCH_TOOLS=all offers every tool a member's switches
+ * allow (36 for the bench's admin, about 26 KB of schemas a model request), or a comma list.
+ */
+const TOOLS = process.env.BENCH_TOOLS === "all" ? undefined : (process.env.BENCH_TOOLS ?? "read_file,write_file").split(",");
+const runBody = (input: string) => (TOOLS ? { input, tools: TOOLS } : { input });
 
 interface Follower {
   onEvent(runId: string, event: { seq: number; type: string; data: Record<string, unknown> }): void;
@@ -83,7 +90,7 @@ async function threeRounds(
       { tool: "read_file", args: { path: `b-${index}.txt` }, ...delay },
       { text: "done", ...delay },
     ]);
-    const run = await post(stack, `/api/chats/${chats[index]!.id}/runs`, { input });
+    const run = await post(stack, `/api/chats/${chats[index]!.id}/runs`, runBody(input));
     await new Promise<void>((resolve) => {
       if (early.delete(run.id)) return resolve();
       waiting.set(run.id, resolve);
@@ -203,7 +210,7 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
       { tool: "write_file", args: { path: `b-${index}.txt`, content: "out" } },
       { text: "done" },
     ]);
-    const run = await post(stack, `/api/chats/${chats[index].id}/runs`, { input });
+    const run = await post(stack, `/api/chats/${chats[index].id}/runs`, runBody(input));
     await new Promise<void>((resolve) => {
       finished.set(run.id, resolve);
       socket.send(JSON.stringify({ type: "subscribe", run_id: run.id, after: 0 }));
@@ -289,7 +296,7 @@ async function workloadParked(stack: BenchStack): Promise<Record<string, unknown
       { tool: "write_file", args: { path: `p-${index}.txt`, content: "x" } },
       { text: "done" },
     ]);
-    runIds.push((await post(stack, `/api/chats/${chat.id}/runs`, { input })).id);
+    runIds.push((await post(stack, `/api/chats/${chat.id}/runs`, runBody(input))).id);
   });
   await waitForStatus(stack, runIds, "awaiting_approval");
   const parkSeconds = (performance.now() - parkStarted) / 1000;
@@ -399,7 +406,7 @@ for (const name of WORKLOADS) {
   const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY, workers: WORKERS });
   try {
     await liftLimits(stack);
-    console.log(JSON.stringify(await workload(stack)));
+    console.log(JSON.stringify({ ...(await workload(stack)), tools: TOOLS ?? "all" }));
   } finally {
     await stack.close();
   }

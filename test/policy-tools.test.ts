@@ -235,6 +235,57 @@ describe("which tools a run is offered, and the executor's re-check", () => {
     expect(completed[2]!.data.error).toMatch(/no tool named/);
   });
 
+  it("a run started with a list of tools is offered only those, and a call to another is refused and runs nothing", async () => {
+    const root = await workspaceRoot(stack, memberWorkspace);
+    const chatId = await stack.createChat({ workspaceId: memberWorkspace, token: member.token });
+    const marker = `tool-list-${Date.now()}`;
+    const runId = await stack.run(
+      chatId,
+      {
+        // run_command is listed but allow_bash is off: a list narrows what the switches allow, never widens it.
+        tools: ["read_file", "list_files", "run_command", "list_files"],
+        input: scenarioInput([{ tool: "write_file", args: { path: "unlisted.txt", content: "no" } }, { text: "could not" }], marker),
+      },
+      member.token,
+    );
+    expect(await waitForFinished(stack, runId, member.token)).toMatchObject({ status: "completed", tools: ["read_file", "list_files", "run_command"] });
+    const sent = requestsOf(stack, marker);
+    expect(sent[0]!.tools.map((tool) => tool.name).sort()).toEqual(["list_files", "read_file"]);
+    const listed = await stack.request("GET", `/api/tools?workspace_id=${memberWorkspace}&tools=read_file,list_files,run_command`, { token: member.token });
+    expect(listed.body.tools.map((tool: any) => tool.name).sort()).toEqual(["list_files", "read_file"]);
+    expect(await fileExists(root, "unlisted.txt")).toBe(false);
+    const completed = (await stack.events(runId, 0, member.token)).find((event) => event.type === "tool.completed");
+    expect(completed?.data).toMatchObject({ tool: "write_file", ok: false });
+    expect(completed?.data.error).toMatch(/list of tools that does not include write_file/);
+    // Without a list: every tool the switches allow, and the run says so.
+    const unlimited = await stack.run(await stack.createChat({ token: member.token }), { input: scenarioInput([{ text: "ok" }]) }, member.token);
+    expect(await waitForFinished(stack, unlimited, member.token)).toMatchObject({ status: "completed", tools: null });
+  });
+
+  it("a list of tools naming an unknown tool, or none, is refused with 400 and creates nothing", async () => {
+    const chatId = await stack.createChat({ token: member.token });
+    for (const [tools, field] of [
+      [["read_file", "reed_file"], "tools"],
+      [[], "tools"],
+      [["read file"], "tools.0"],
+      ["read_file", "tools"],
+    ] as const) {
+      const response = await stack.request("POST", `/api/chats/${chatId}/runs`, { token: member.token, body: { input: "hi", tools } });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: "invalid_request", details: { field } });
+    }
+    const unknown = await stack.request("POST", `/api/chats/${chatId}/runs`, { token: member.token, body: { input: "hi", tools: ["reed_file"] } });
+    expect(unknown.body.error.details.unknown).toEqual(["reed_file"]);
+    expect((await stack.request("GET", `/api/chats/${chatId}/runs`, { token: member.token })).body.runs).toEqual([]);
+    // An MCP server's tool may be listed before its server connects.
+    const mcp = await stack.request("POST", `/api/chats/${chatId}/runs`, {
+      token: member.token,
+      body: { input: scenarioInput([{ text: "ok" }]), tools: ["mcp__later__lookup"] },
+    });
+    expect(mcp.status).toBe(202);
+    expect(mcp.body.tools).toEqual(["mcp__later__lookup"]);
+  });
+
   it("run_command in a chat without a workspace is refused even with allow_bash", async () => {
     const chatId = await stack.createChat();
     const runId = await stack.run(chatId, { allow_bash: true, input: scenarioInput([{ tool: "run_command", args: { command: "echo hi" } }, { text: "no" }]) });

@@ -227,6 +227,7 @@ describe("multitask: a new run in a chat that already has an active one", () => 
               allowBash: false,
               allowWebSearch: false,
               useWeb: false,
+              tools: [],
               multitask: "enqueue",
             },
           ),

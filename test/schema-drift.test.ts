@@ -85,7 +85,11 @@ function columnDefault(field: DmmfField, type: string): string | undefined {
     if (call.name === "dbgenerated" && typeof call.args[0] === "string") return call.args[0];
     throw new Error(`schema-drift.test.ts does not know the default ${call.name}() (field ${field.name})`);
   }
-  if (field.isList) throw new Error(`schema-drift.test.ts does not know list defaults yet (field ${field.name})`);
+  if (field.isList) {
+    // Prisma writes @default([]) as ARRAY[]::<type>[] (what the migration says, as Postgres prints it).
+    if (Array.isArray(value) && value.length === 0) return `ARRAY[]::${type.replace(/\[\]$/, "")}[]`;
+    throw new Error(`schema-drift.test.ts does not know non-empty list defaults yet (field ${field.name})`);
+  }
   if (typeof value === "boolean") return String(value);
   if (typeof value === "number") return value >= 0 ? String(value) : `'${value}'::${type}`;
   if (typeof value === "string") return `'${value.replace(/'/g, "''")}'::${type}`;

@@ -114,6 +114,7 @@ describe("per-user limits and quotas", () => {
         allowBash: false,
         allowWebSearch: false,
         useWeb: false,
+        tools: [],
         multitask: "enqueue",
       });
     await start();

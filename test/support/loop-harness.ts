@@ -130,6 +130,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
           allowBash: false,
           allowWebSearch: true,
           useWeb: false,
+          tools: [],
           multitask: "enqueue",
           ...input,
         },

@@ -1178,6 +1178,8 @@ export interface components {
              * @enum {string}
              */
             multitask?: "reject" | "enqueue" | "interrupt";
+            /** @description offer only these tools (names as GET /api/tools lists them; `mcp__<server>__<tool>` for an MCP server's): fewer schemas sent to the model each round. The switches and the user's role still apply. Default: every tool they allow */
+            tools?: string[];
             /** @description default false: web tools are offered only when true */
             use_web?: boolean;
         };
@@ -1558,6 +1560,8 @@ export interface components {
             status: components["schemas"]["RunStatus"];
             /** @description calls executed or answered */
             tool_calls: number;
+            /** @description the tools the run was limited to; null: every tool its switches allow */
+            tools: string[] | null;
             /** Format: date-time */
             updated_at: string;
             use_web: boolean;
@@ -5383,6 +5387,8 @@ export interface operations {
                 allow_web_search?: "true" | "false";
                 /** @description default `agent`; `guide` offers none */
                 mode?: "agent" | "guide";
+                /** @description comma-separated: only these, as a run created with this `tools` list (default: no such limit) */
+                tools?: string;
                 /** @description default false */
                 use_web?: "true" | "false";
                 /** @description the run's workspace (file and process tools need one) */

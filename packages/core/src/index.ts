@@ -106,6 +106,7 @@ export { createRunCommitBatcher, type RunCommitBatcherOptions, type RunCommitter
 export { resolveApprovalSecret } from "./store/system-secret.ts";
 export { pingDatabase } from "./store/ping-database.ts";
 export { composeToolCatalog } from "./tools/compose-tool-catalog.ts";
+export { checkRunToolList } from "./tools/check-run-tool-list.ts";
 export {
   type McpListedTool,
   type McpServerRegistration,

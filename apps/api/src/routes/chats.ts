@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  checkRunToolList,
   createChat,
   generateId,
   getChatWithMessages,
@@ -87,6 +88,7 @@ export const chatRoutes = [
         allowBash: body.allow_bash ?? false,
         allowWebSearch: body.allow_web_search ?? true,
         useWeb: body.use_web ?? false,
+        tools: checkRunToolList(dependencies.runs.tools, body.tools ?? []),
         multitask: body.multitask ?? "reject",
         idempotencyKey: body.idempotency_key,
       });

@@ -11,6 +11,12 @@ const toolsQuery = z.object({
   allow_bash: booleanText.optional().meta({ description: "default false" }),
   allow_web_search: booleanText.optional().meta({ description: "default true" }),
   use_web: booleanText.optional().meta({ description: "default false" }),
+  tools: z
+    .string()
+    .max(13_000)
+    .optional()
+    .transform((text) => (text === undefined ? [] : text.split(",").filter((name) => name !== "")))
+    .meta({ description: "comma-separated: only these, as a run created with this `tools` list (default: no such limit)" }),
 });
 
 export const toolRoutes = [
@@ -34,6 +40,7 @@ export const toolRoutes = [
         allowBash: query.allow_bash ?? false,
         allowWebSearch: query.allow_web_search ?? true,
         useWeb: query.use_web ?? false,
+        tools: query.tools,
         hasWorkspace: query.workspace_id !== undefined,
         role: user.role,
         settings,

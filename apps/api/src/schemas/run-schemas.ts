@@ -64,6 +64,7 @@ export const runSchema = z
     allow_bash: z.boolean(),
     allow_web_search: z.boolean(),
     use_web: z.boolean(),
+    tools: z.array(z.string()).nullable().meta({ description: "the tools the run was limited to; null: every tool its switches allow" }),
     rounds: z.number().int().meta({ description: "model requests made" }),
     tool_calls: z.number().int().meta({ description: "calls executed or answered" }),
     output: z.string().nullable().meta({ description: "the final assistant text once completed" }),
@@ -97,6 +98,9 @@ export const runEventsPageSchema = z
   })
   .meta({ id: "EventsPage" });
 
+/** What a tool name may be (the providers' own rule for function names). */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 export const createRunBodySchema = z
   .object({
     input: z.string().min(1, "input must not be empty").max(1_000_000),
@@ -105,6 +109,16 @@ export const createRunBodySchema = z
     allow_bash: z.boolean().optional().meta({ description: "default false: process tools need it and a workspace" }),
     allow_web_search: z.boolean().optional().meta({ description: "default true; false wins over `use_web`" }),
     use_web: z.boolean().optional().meta({ description: "default false: web tools are offered only when true" }),
+    tools: z
+      .array(z.string().regex(TOOL_NAME, "a tool name is letters, digits, _ and -, at most 64 characters"))
+      .min(1, "list at least one tool (mode `guide` offers none)")
+      .max(200)
+      .optional()
+      .meta({
+        description:
+          "offer only these tools (names as GET /api/tools lists them; `mcp__<server>__<tool>` for an MCP server's): fewer schemas sent to " +
+          "the model each round. The switches and the user's role still apply. Default: every tool they allow",
+      }),
     multitask: z
       .enum(["reject", "enqueue", "interrupt"])
       .optional()

@@ -8,6 +8,8 @@ export interface ToolOfferContext {
   allowBash: boolean;
   allowWebSearch: boolean;
   useWeb: boolean;
+  /** The only tools the run may be offered (the run's `tools`); empty or absent: no such limit. */
+  tools?: readonly string[];
   hasWorkspace: boolean;
   role: "admin" | "user";
   settings: Pick<AgentSettings, keyof typeof TOOL_FAMILY_FLAGS>;
@@ -26,6 +28,9 @@ const FLAG_OF_FEATURE: ReadonlyMap<string, keyof typeof TOOL_FAMILY_FLAGS> = new
  */
 export function decideToolOffer(tool: ToolDefinition, context: ToolOfferContext): OfferDecision {
   if (context.mode === "guide") return { offered: false, reason: "this run is in guide mode: no tools are available, answer in text" };
+  if (context.tools?.length && !context.tools.includes(tool.name)) {
+    return { offered: false, reason: `this run was started with a list of tools that does not include ${tool.name}` };
+  }
   const feature = tool.feature ?? tool.family;
   const flag = FLAG_OF_FEATURE.get(feature);
   if (flag && !context.settings[flag]) return { offered: false, reason: `the ${feature} tools are switched off by an administrator` };

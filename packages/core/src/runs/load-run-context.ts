@@ -87,6 +87,7 @@ export function runContextOf(row: RunContextRow): RunContext {
       allowBash: row.allow_bash,
       allowWebSearch: row.allow_web_search,
       useWeb: row.use_web,
+      tools: row.tools,
       rounds: row.rounds,
       toolCalls: row.tool_calls,
       tainted: row.tainted,

@@ -12,6 +12,8 @@ interface RunRequestFields {
   allow_bash: boolean;
   allow_web_search: boolean;
   use_web: boolean;
+  /** The tools the run was limited to; null: no such limit. */
+  tools: string[] | null;
 }
 
 /** A run's columns and its pending approvals as run-queries.ts reads them, to render a Run (API.md `Run`). */
@@ -71,6 +73,7 @@ export function toRunView(row: RunViewRow): RunView {
     allow_bash: row.allow_bash,
     allow_web_search: row.allow_web_search,
     use_web: row.use_web,
+    tools: row.tools,
     status: row.status,
     rounds: row.rounds,
     tool_calls: row.tool_calls,
@@ -98,6 +101,7 @@ export function queuedRunView(run: RunRequest & { id: string; chatId: string; cr
     allow_bash: run.allowBash,
     allow_web_search: run.allowWebSearch,
     use_web: run.useWeb,
+    tools: run.tools.length > 0 ? [...run.tools] : null,
     status: RunStatus.queued,
     rounds: 0,
     tool_calls: 0,

@@ -46,6 +46,7 @@ export function RunPanel({ run, status, events, connection, streamError, timelin
     ["Allow bash", onOff(run.allow_bash)],
     ["Use web", onOff(run.use_web)],
     ["Allow web search", onOff(run.allow_web_search)],
+    ["Tools", run.tools ? run.tools.join(", ") : "all its switches allow"],
     ["Rounds", String(run.rounds)],
     ["Tool calls", String(run.tool_calls)],
     ["Started", formatDateTime(run.created_at)],

@@ -65,6 +65,7 @@ export class RunExecution {
       allowBash: run.allowBash,
       allowWebSearch: run.allowWebSearch,
       useWeb: run.useWeb,
+      tools: run.tools,
       hasWorkspace: context.workspace !== null,
       role: context.role,
       settings: context.settings,

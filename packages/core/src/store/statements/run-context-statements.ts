@@ -12,7 +12,7 @@ import { storedApprovalColumns } from "./approval-statements.ts";
  * approval) starts here. Taking the lease reads them in the same statement (run-lease-statements.ts).
  */
 export const RUN_CONTEXT_COLUMNS = `r.id, r.chat_id, r.user_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode,
-  r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.tainted, r.tainted_by, r.cancel_requested, r.loop_state,
+  r.allow_bash, r.allow_web_search, r.use_web, COALESCE(r.tools, '{}') AS tools, r.rounds, r.tool_calls, r.tainted, r.tainted_by, r.cancel_requested, r.loop_state,
   u.role::text AS role, u.tokens_per_day AS user_tokens_per_day, w.id AS workspace_id, w.root_path AS workspace_root,
   (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
   (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
@@ -57,6 +57,7 @@ export const runContextRow = z.object({
   allow_bash: z.boolean(),
   allow_web_search: z.boolean(),
   use_web: z.boolean(),
+  tools: z.array(z.string()),
   rounds: z.number(),
   tool_calls: z.number(),
   tainted: z.boolean(),

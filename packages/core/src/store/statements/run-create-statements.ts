@@ -94,8 +94,8 @@ stamp AS (
   SELECT GREATEST($11::timestamptz, (SELECT max(created_at) FROM active) + interval '1 millisecond') AS at
 ),
 created AS (
-  INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, last_event_seq, created_at, updated_at)
-  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, 1, stamp.at, stamp.at FROM stamp, limits
+  INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, tools, last_event_seq, created_at, updated_at)
+  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, $17::text[], 1, stamp.at, stamp.at FROM stamp, limits
   WHERE EXISTS (SELECT 1 FROM fresh)
     AND ($16::boolean OR (limits.runs_per_day = 0 AND limits.tokens_per_day = 0))
     AND (NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active))
@@ -150,6 +150,8 @@ export interface RunRequest {
   allowBash: boolean;
   allowWebSearch: boolean;
   useWeb: boolean;
+  /** The only tools the run may be offered (still subject to the switches and policy); empty: no such limit. */
+  tools: readonly string[];
 }
 
 export interface InsertQueuedRunInput extends RunRequest {
@@ -198,6 +200,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       input.idempotencyKey,
       input.idempotencyExpiresAt,
       input.quotaChecked,
+      input.tools,
     ],
     createdRunRow,
   );

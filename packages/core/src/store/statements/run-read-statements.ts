@@ -14,7 +14,7 @@ import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
 const RUN_VIEW_SQL = preparedSql(
   "run_view",
   `
-SELECT r.id, r.chat_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode, r.allow_bash, r.allow_web_search, r.use_web, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
+SELECT r.id, r.chat_id, r.status::text AS status, r.input, r.model, r.mode::text AS mode, r.allow_bash, r.allow_web_search, r.use_web, NULLIF(r.tools, '{}') AS tools, r.rounds, r.tool_calls, r.output, r.error_code, r.error_message, r.created_at, r.updated_at,
   (SELECT COALESCE(json_agg(json_build_object(
       'id', a.id, 'tool', a.tool, 'tool_call_id', a.tool_call_id, 'arguments', a.arguments,
       'effects', COALESCE(a.effects, '{}'), 'expires_at', a.expires_at, 'tainted_by', a.tainted_by, 'reason', a.pause_reason,
@@ -37,6 +37,7 @@ const runViewRow = z.object({
   allow_bash: z.boolean(),
   allow_web_search: z.boolean(),
   use_web: z.boolean(),
+  tools: z.array(z.string()).nullable(),
   rounds: z.number(),
   tool_calls: z.number(),
   output: z.string().nullable(),
