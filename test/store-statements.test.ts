@@ -99,23 +99,13 @@ describe("the store's SQL statements", () => {
     return runId;
   };
 
+  const runRequest = { input: "go", model: "scripted", mode: "agent", allowBash: false, allowWebSearch: true, useWeb: false, tools: [] } as const;
+
   const createdRun = async (chatId: string, options: { idempotencyKey?: string } = {}) =>
     (
       await createRun(
         { prisma, clock: systemClock, generateId },
-        {
-          userId: user.id,
-          chatId,
-          input: "go",
-          model: "scripted",
-          mode: "agent",
-          allowBash: false,
-          allowWebSearch: true,
-          useWeb: false,
-          tools: [],
-          multitask: "enqueue",
-          idempotencyKey: options.idempotencyKey,
-        },
+        { ...runRequest, userId: user.id, chatId, multitask: "enqueue", idempotencyKey: options.idempotencyKey },
       )
     ).runId;
 
@@ -210,6 +200,26 @@ describe("the store's SQL statements", () => {
       await queuedRun(chatId);
       const second = await queuedRun(chatId);
       expect(await takeRunLease(pool, { runId: second, owner: "worker-a", leaseSeconds: 60 })).toBeUndefined();
+    });
+
+    it("takeRunLease says whether the user has runs admission would pick: queued, not admitted, nothing ahead in their chat", async () => {
+      // Another user's runs: this file's other tests leave runs of `user` waiting for admission.
+      const runOf = async (chatId: string, admitted: boolean) => {
+        const created = await createRun({ prisma, clock: systemClock, generateId }, { ...runRequest, userId: otherUserId, chatId, multitask: "enqueue" });
+        if (admitted) await pool.query("UPDATE runs SET dispatched_at = created_at WHERE id = $1", [created.runId]);
+        return created.runId;
+      };
+      const chatOf = async () => (await createChat(prisma, { userId: otherUserId, title: "admission", workspaceId: undefined, generateId })).id;
+      const busyChat = await chatOf();
+      const first = await runOf(busyChat, true);
+      expect(await takeRunLease(pool, { runId: first, owner: "worker-a", leaseSeconds: 60 })).toMatchObject({ admission_awaited: false });
+      // Queued behind the running one in its chat: the chat hands it on, admission does not pick it.
+      await runOf(busyChat, false);
+      const second = await runOf(await chatOf(), true);
+      expect(await takeRunLease(pool, { runId: second, owner: "worker-a", leaseSeconds: 60 })).toMatchObject({ admission_awaited: false });
+      await runOf(await chatOf(), false);
+      const third = await runOf(await chatOf(), true);
+      expect(await takeRunLease(pool, { runId: third, owner: "worker-a", leaseSeconds: 60 })).toMatchObject({ admission_awaited: true });
     });
 
     it("selectRunLeaseState reads the status and a live expiry, and nothing for an unknown run", async () => {

@@ -240,8 +240,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     const controller = new AbortController();
     const lease = acquired.lease;
     active.set(runId, { lease, controller });
-    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts).
-    requestAdmission(acquired.context.run.userId);
+    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts),
+    // if they have one. A run created after the take's snapshot is admitted by its creation's own round,
+    // or, if that round found the queue full, by the round after the next take or end.
+    if (acquired.admissionAwaited) requestAdmission(acquired.context.run.userId);
     try {
       const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
       logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");

@@ -14,8 +14,11 @@ export interface RunLease {
 }
 
 export type AcquireOutcome =
-  /** `context`: the run as the statement that took it read it (executeRun needs no read of its own). */
-  | { kind: "acquired"; lease: RunLease; context: RunContext }
+  /**
+   * `context`: the run as the statement that took it read it (executeRun needs no read of its own).
+   * `admissionAwaited`: the user has runs admission would pick (the take left one fewer waiting).
+   */
+  | { kind: "acquired"; lease: RunLease; context: RunContext; admissionAwaited: boolean }
   /** Another worker holds a live lease: try again once it may have expired. */
   | { kind: "lease_held"; retryAt: Date }
   /** An earlier run of the same chat is still active: the run is started when that one ends. */
@@ -37,6 +40,7 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
     return {
       kind: "acquired",
       context: runContextOf(row),
+      admissionAwaited: row.admission_awaited,
       lease: {
         runId: input.runId,
         leaseVersion: row.lease_version,

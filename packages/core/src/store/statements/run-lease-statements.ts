@@ -22,6 +22,14 @@ export function nothingAheadInChat(run: string, besides?: string): string {
 
 export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 
+/**
+ * Whether the user of the run aliased `r` has a run that admission would pick (admission-statements.ts
+ * `picked`, whatever the limits leave room for): queued, not admitted, nothing ahead of it in its chat.
+ */
+const ADMISSION_AWAITED = `EXISTS (
+  SELECT 1 FROM runs AS a
+  WHERE a.user_id = r.user_id AND a.status = 'queued' AND a.dispatched_at IS NULL AND ${nothingAheadInChat("a")})`;
+
 // The run's context is read in the statement that takes it: the step a resumed run waits on most is
 // a round trip, so taking and loading are one. The context's subqueries see the tables as they were
 // before the UPDATE, which changes none of what they read; the run's own columns come from the taken row.
@@ -45,17 +53,24 @@ taken AS (
     AND (r.lease_expires_at IS NULL OR r.lease_expires_at < now())
     AND ${NOTHING_AHEAD_IN_CHAT}
   RETURNING r.*, previous.status::text AS previous_status, previous.started_at AS previous_started)
-SELECT r.lease_version, r.previous_status, r.previous_started, ${RUN_CONTEXT_COLUMNS}
+SELECT r.lease_version, r.previous_status, r.previous_started, ${ADMISSION_AWAITED} AS admission_awaited, ${RUN_CONTEXT_COLUMNS}
 FROM taken AS r
 ${RUN_CONTEXT_JOINS}`,
 );
 
-const takenLeaseRow = runContextRow.extend({ lease_version: z.number(), previous_status: z.enum(RunStatus), previous_started: z.date().nullable() });
+const takenLeaseRow = runContextRow.extend({
+  lease_version: z.number(),
+  previous_status: z.enum(RunStatus),
+  previous_started: z.date().nullable(),
+  /** As of the statement's snapshot: a run created since then is admitted by its creation's own round. */
+  admission_awaited: z.boolean(),
+});
 
 /**
  * Takes the run for `owner` (status `running`, the lease version bumped) and reads its context
  * (run-context-statements.ts) in the same statement, unless it is not queued or running, a live
- * lease is held, or an earlier run of its chat is active: then no row.
+ * lease is held, or an earlier run of its chat is active: then no row. `admission_awaited`: the
+ * user has runs that admission would pick now that this one no longer waits.
  */
 export async function takeRunLease(
   runner: SqlRunner,
