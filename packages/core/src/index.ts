@@ -7,7 +7,7 @@ export { type RunAfterCommit, type RunCommandDependencies, cancelRun, decideRunA
 export type { CreateRunInput, CreateRunResult } from "./runs/create-run.ts";
 export type { ApprovalDecisionKind, DecideApprovalInput, DecideApprovalResult } from "./runs/decide-approval.ts";
 // Runs: what the API reads.
-export { getRunView, readRunEvents, requireOwnRun, type RunEventsPage } from "./runs/run-queries.ts";
+export { getRunView, readRunEvents, readRunEventsWithToken, requireOwnRun, type RunEventsPage } from "./runs/run-queries.ts";
 export { isTerminal, RunStatus } from "./runs/run-status.ts";
 // Runs: what a worker does with a run: take its lease, execute it, renew, release, fail it.
 export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, type RunLease } from "./runs/run-lease.ts";
@@ -26,7 +26,7 @@ export { type ChatPage, type ChatSummaryView, listChats } from "./chats/list-cha
 export { listChatRuns } from "./chats/list-chat-runs.ts";
 export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pending-approvals.ts";
 export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
-export { createUser, findUserByToken, findUserByTokenWithRun } from "./users/user-store.ts";
+export { createUser, findUserByToken } from "./users/user-store.ts";
 export { UnauthorizedError } from "./users/user-errors.ts";
 export { listUsers } from "./users/list-users.ts";
 export { type UserChanges, updateUser } from "./users/update-user.ts";

@@ -3,10 +3,8 @@ import type { RequestHandler, Request } from "express";
 import {
   type AuthenticatedUser,
   findUserByToken,
-  findUserByTokenWithRun,
   ForbiddenError,
   isAdmin,
-  NotFoundError,
   type PrismaClient,
   UnauthorizedError,
 } from "@agentq/core";
@@ -40,19 +38,6 @@ export async function authenticateToken(prisma: PrismaClient, token: string | un
   const user = await findUserByToken(prisma, token);
   if (user === undefined) throw new UnauthorizedError("the bearer token is not valid");
   return user;
-}
-
-/**
- * The token still authenticates its user and the run is theirs, checked in one statement (a WebSocket
- * subscription): UnauthorizedError for a token no longer valid, NotFoundError for a run that is not
- * the user's (invariant 7: the same as a missing one).
- */
-export async function authenticateTokenForRun(prisma: PrismaClient, token: string | undefined, runId: string): Promise<AuthenticatedUser> {
-  if (token === undefined) throw new UnauthorizedError();
-  const found = await findUserByTokenWithRun(prisma, token, runId);
-  if (found === undefined) throw new UnauthorizedError("the bearer token is not valid");
-  if (!found.ownsRun) throw new NotFoundError("run", { run_id: runId });
-  return found.user;
 }
 
 export interface AuthenticateOptions {

@@ -18,6 +18,12 @@ export interface FollowRunOptions {
   onEnd: () => void;
   /** Replays from Postgres this often when nothing arrives live (pub/sub may drop). Default 5000 ms. */
   pollMs?: number;
+  /**
+   * Reads the first page instead of readRunEvents, and may refuse by throwing (it checks who asks in
+   * the same statement: readRunEventsWithToken): followRun then delivers nothing, stops, and rejects
+   * with that error. Default: readRunEvents (the caller has checked access).
+   */
+  firstRead?: (after: number, limit: number) => Promise<RunEventsPage>;
 }
 
 /**
@@ -51,11 +57,13 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     stop();
     options.onEnd();
   };
+  let read = options.firstRead ?? ((after: number, limit: number) => readRunEvents(options.prisma, options.runId, after, limit));
   /** Delivers what Postgres has after the last delivered seq; returns the last page read (none if stopped). */
   const fetchMissing = async () => {
     let page: RunEventsPage | undefined;
     while (!stopped) {
-      page = await readRunEvents(options.prisma, options.runId, lastSeq, REPLAY_PAGE_SIZE);
+      page = await read(lastSeq, REPLAY_PAGE_SIZE);
+      read = (after, limit) => readRunEvents(options.prisma, options.runId, after, limit);
       deliver(page.events);
       if (page.events.length < REPLAY_PAGE_SIZE) break;
     }
@@ -85,6 +93,25 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     if (!stopped) poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);
   };
 
+  // The first replay is first in the delivery chain, before any live message: it waits for the
+  // subscription (so nothing published meanwhile is missed), and a refusal (firstRead) stops the
+  // follow before anything was delivered.
+  let subscribed: () => void = () => undefined;
+  const subscription = new Promise<void>((resolve) => (subscribed = resolve));
+  let refusal: { error: unknown } | undefined;
+  const firstCatchUp = enqueue(async () => {
+    await subscription;
+    try {
+      const page = await fetchMissing();
+      if (page) endIfAlreadyFinished(page);
+    } catch (error) {
+      // Without firstRead a failed read is retried by the poll, as every later one is.
+      if (!options.firstRead) return;
+      refusal = { error };
+      stop();
+    }
+  });
+
   // Declared before subscribing: a live event may end the follow before `subscribe` resolves.
   let unsubscribe: (() => void) | undefined;
   const stop = () => {
@@ -109,7 +136,9 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     schedulePoll();
   });
   if (stopped) unsubscribe();
-  await catchUp();
+  subscribed();
+  await firstCatchUp;
+  if (refusal) throw refusal.error;
   schedulePoll();
   return { stop };
 }

@@ -2,10 +2,10 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { z } from "zod";
-import { exceedsJsonNesting, MAX_JSON_NESTING, NotFoundError, UnauthorizedError } from "@agentq/core";
+import { exceedsJsonNesting, MAX_JSON_NESTING, NotFoundError, readRunEventsWithToken, UnauthorizedError } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { unreachableDependencies } from "../check-readiness.ts";
-import { authenticateToken, authenticateTokenForRun, requestToken } from "../http/authenticate.ts";
+import { authenticateToken, requestToken } from "../http/authenticate.ts";
 import { dependencyOutage } from "../http/dependency-outage.ts";
 import { followRun } from "./follow-run.ts";
 
@@ -176,21 +176,10 @@ function serveConnection(
 
   const subscribe = async (runId: string, after: number, subscription: symbol) => {
     const isCurrent = () => current.get(runId) === subscription && ws.readyState === ws.OPEN;
-    try {
-      // The socket's token is checked again (a revoked token closes the socket), with the run's owner: one statement.
-      await authenticateTokenForRun(dependencies.prisma, token, runId);
-    } catch (error) {
-      if (error instanceof UnauthorizedError) {
-        closeRevoked(ws);
-        return;
-      }
-      // Someone else's run is answered like a missing one (invariant 7); anything else is an outage.
-      const code = error instanceof NotFoundError ? "not_found" : "unavailable";
-      if (isCurrent()) send({ type: "error", code, run_id: runId });
-      if (current.get(runId) === subscription) current.delete(runId);
+    if (token === undefined) {
+      closeRevoked(ws);
       return;
     }
-    if (!isCurrent()) return;
     let ended = false;
     let follower: { stop(): void };
     try {
@@ -199,6 +188,9 @@ function serveConnection(
         hub: dependencies.runs.hub,
         runId,
         after,
+        // The socket's token is checked again (a revoked token closes the socket), with the run's
+        // owner, in the statement that reads the replay: nothing is delivered unless both hold.
+        firstRead: (from, limit) => readRunEventsWithToken(dependencies.prisma, { token, runId, after: from, limit }),
         onEvent: (event) => {
           if (isCurrent()) send({ type: "event", run_id: runId, event });
         },
@@ -212,9 +204,19 @@ function serveConnection(
           current.delete(runId);
         },
       });
-    } catch {
-      // Redis or Postgres is unreachable: say so rather than leave the client waiting in silence.
+    } catch (error) {
+      const stillCurrent = isCurrent();
       if (current.get(runId) === subscription) current.delete(runId);
+      if (error instanceof UnauthorizedError) {
+        closeRevoked(ws);
+        return;
+      }
+      // Someone else's run is answered like a missing one (invariant 7).
+      if (error instanceof NotFoundError) {
+        if (stillCurrent) send({ type: "error", code: "not_found", run_id: runId });
+        return;
+      }
+      // Redis or Postgres is unreachable: say so rather than leave the client waiting in silence.
       send({ type: "error", code: "unavailable", run_id: runId, message: "the run's events cannot be followed right now; subscribe again" });
       return;
     }

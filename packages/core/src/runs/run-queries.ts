@@ -1,7 +1,9 @@
 import { NotFoundError } from "../errors/agentq-error.ts";
 import type { RunEventRecord } from "../events/run-event.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
-import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../store/statements/run-read-statements.ts";
+import { selectOwnRun, selectRunEventsAfter, selectRunEventsForToken, selectRunView } from "../store/statements/run-read-statements.ts";
+import { hashApiToken } from "../users/api-token.ts";
+import { UnauthorizedError } from "../users/user-errors.ts";
 import type { RunStatus } from "./run-status.ts";
 import { toRunView, type RunView } from "./run-view.ts";
 
@@ -33,7 +35,35 @@ export interface RunEventsPage {
 export async function readRunEvents(prisma: PrismaClient, runId: string, after: number, limit = 1000): Promise<RunEventsPage> {
   const rows = await selectRunEventsAfter(sqlPoolOf(prisma), { runId, after, limit });
   const [first] = rows;
-  if (!first) return { run: null, events: [] };
+  return eventsPage(first ? { status: first.run_status, lastEventSeq: first.last_event_seq } : null, rows);
+}
+
+/**
+ * readRunEvents for the holder of a bearer token, checked in the same statement: UnauthorizedError
+ * when the token does not work (unknown, or its user disabled), NotFoundError when the run is not
+ * its user's (invariant 7). What a WebSocket subscription reads first.
+ */
+export async function readRunEventsWithToken(
+  prisma: PrismaClient,
+  input: { token: string; runId: string; after: number; limit: number },
+): Promise<RunEventsPage> {
+  const rows = await selectRunEventsForToken(sqlPoolOf(prisma), { tokenHash: hashApiToken(input.token), runId: input.runId, after: input.after, limit: input.limit });
+  const [first] = rows;
+  if (!first) throw new UnauthorizedError("the bearer token is not valid");
+  if (!first.owns_run || first.run_status === null || first.last_event_seq === null) throw new NotFoundError("run", { run_id: input.runId });
+  return eventsPage({ status: first.run_status, lastEventSeq: first.last_event_seq }, rows);
+}
+
+/** An event's columns as the statements read them: null together where the run has no event after the seq asked for. */
+interface EventColumns {
+  seq: number | null;
+  type: RunEventRecord["type"] | null;
+  created_at: Date | null;
+  data: Record<string, unknown> | null;
+}
+
+function eventsPage(run: RunEventsPage["run"], rows: readonly EventColumns[]): RunEventsPage {
+  if (!run) return { run: null, events: [] };
   const events: RunEventRecord[] = [];
   for (const row of rows) {
     // The event's columns are null together (the LEFT JOIN found no event after `after`).
@@ -41,5 +71,5 @@ export async function readRunEvents(prisma: PrismaClient, runId: string, after: 
       events.push({ seq: row.seq, type: row.type, at: row.created_at.toISOString(), data: row.data });
     }
   }
-  return { run: { status: first.run_status, lastEventSeq: first.last_event_seq }, events };
+  return { run, events };
 }

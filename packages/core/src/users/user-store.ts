@@ -1,6 +1,6 @@
 import { generateId } from "../ids.ts";
 import { sqlPoolOf, type Db, type PrismaClient } from "../store/create-prisma-client.ts";
-import { selectUserByTokenHash, selectUserByTokenHashWithRun } from "../store/statements/user-statements.ts";
+import { selectUserByTokenHash } from "../store/statements/user-statements.ts";
 import { generateApiToken, hashApiToken } from "./api-token.ts";
 import type { AuthenticatedUser, UserRole } from "./user.ts";
 import { UserExistsError } from "./user-errors.ts";
@@ -44,13 +44,4 @@ export async function createUser(
  */
 export async function findUserByToken(prisma: PrismaClient, token: string): Promise<AuthenticatedUser | undefined> {
   return selectUserByTokenHash(sqlPoolOf(prisma), hashApiToken(token));
-}
-
-/** The token's user and whether a run is theirs, in one statement; undefined for an unknown token or a disabled user. */
-export async function findUserByTokenWithRun(
-  prisma: PrismaClient,
-  token: string,
-  runId: string,
-): Promise<{ user: AuthenticatedUser; ownsRun: boolean } | undefined> {
-  return selectUserByTokenHashWithRun(sqlPoolOf(prisma), { tokenHash: hashApiToken(token), runId });
 }

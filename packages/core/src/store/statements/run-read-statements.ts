@@ -3,6 +3,7 @@ import { RUN_EVENT_TYPES } from "../../events/run-event.ts";
 import { taintSourcesSchema } from "../../policy/taint-sources.ts";
 import { RunMode, RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { TOKENS_OF_ENABLED_USERS } from "./user-statements.ts";
 
 // The reads behind every run a client creates, polls and follows (runs/run-queries.ts): prepared,
 // because they run for every run and every subscriber.
@@ -107,4 +108,29 @@ const runEventRow = z.object({
 /** The run's events with `seq > after` (at most `limit`), each row with the run's status and last seq. */
 export async function selectRunEventsAfter(runner: SqlRunner, input: { runId: string; after: number; limit: number }): Promise<z.output<typeof runEventRow>[]> {
   return queryParsed(runner, EVENTS_SQL, [input.runId, input.after, input.limit], runEventRow);
+}
+
+/**
+ * selectRunEventsAfter for the holder of a token (a WebSocket subscription): the token's enabled user
+ * (TOKENS_OF_ENABLED_USERS, $1 its hash), whether the run is theirs, and its events after `$3`, in one
+ * statement. No row: the token does not work; `owns_run` false: no such run of theirs (one row, no event).
+ */
+const EVENTS_FOR_TOKEN_SQL = preparedSql(
+  "run_events_for_token",
+  `
+SELECT r.id IS NOT NULL AS owns_run, r.status::text AS run_status, r.last_event_seq, e.seq, e.type, e.created_at, e.data
+FROM ${TOKENS_OF_ENABLED_USERS}
+LEFT JOIN runs AS r ON r.id = $2 AND r.user_id = u.id
+LEFT JOIN LATERAL (SELECT seq, type, created_at, data FROM run_events WHERE run_id = r.id AND seq > $3 ORDER BY seq LIMIT $4) AS e ON true
+WHERE t.token_hash = $1
+ORDER BY e.seq`,
+);
+
+const tokenEventRow = runEventRow.extend({ owns_run: z.boolean(), run_status: z.enum(RunStatus).nullable(), last_event_seq: z.number().nullable() });
+
+export async function selectRunEventsForToken(
+  runner: SqlRunner,
+  input: { tokenHash: string; runId: string; after: number; limit: number },
+): Promise<z.output<typeof tokenEventRow>[]> {
+  return queryParsed(runner, EVENTS_FOR_TOKEN_SQL, [input.tokenHash, input.runId, input.after, input.limit], tokenEventRow);
 }

@@ -2,8 +2,11 @@ import { z } from "zod";
 import { USER_ROLES, type UserRole } from "../../users/user.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 
-/** The enabled user of the token whose hash is $1 (`u`), the one rule of every authentication. */
-const ENABLED_USER_OF_TOKEN = "FROM api_tokens AS t JOIN users AS u ON u.id = t.user_id AND NOT u.disabled WHERE t.token_hash = $1";
+/** Tokens (`t`) with their enabled users (`u`): the one rule of every authentication, with `t.token_hash = <the hash>`. */
+export const TOKENS_OF_ENABLED_USERS = "api_tokens AS t JOIN users AS u ON u.id = t.user_id AND NOT u.disabled";
+
+/** The enabled user of the token whose hash is $1 (`u`). */
+const ENABLED_USER_OF_TOKEN = `FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = $1`;
 
 const USER_BY_TOKEN_SQL = preparedSql("user_by_token", `SELECT u.id, u.name, u.role::text AS role ${ENABLED_USER_OF_TOKEN}`);
 
@@ -13,25 +16,6 @@ const userRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_R
 export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string): Promise<z.output<typeof userRow> | undefined> {
   const [row] = await queryParsed(runner, USER_BY_TOKEN_SQL, [tokenHash], userRow);
   return row;
-}
-
-const USER_BY_TOKEN_WITH_RUN_SQL = preparedSql(
-  "user_by_token_with_run",
-  `SELECT u.id, u.name, u.role::text AS role,
-     EXISTS (SELECT 1 FROM runs AS r WHERE r.id = $2 AND r.user_id = u.id) AS owns_run
-   ${ENABLED_USER_OF_TOKEN}`,
-);
-
-/**
- * The token's enabled user, as selectUserByTokenHash says, and whether the run is theirs, in one
- * statement: what a WebSocket subscription asks before it follows a run.
- */
-export async function selectUserByTokenHashWithRun(
-  runner: SqlRunner,
-  input: { tokenHash: string; runId: string },
-): Promise<{ user: z.output<typeof userRow>; ownsRun: boolean } | undefined> {
-  const [row] = await queryParsed(runner, USER_BY_TOKEN_WITH_RUN_SQL, [input.tokenHash, input.runId], userRow.extend({ owns_run: z.boolean() }));
-  return row && { user: { id: row.id, name: row.name, role: row.role }, ownsRun: row.owns_run };
 }
 
 // The admin bootstrap (users/bootstrap-admin.ts), run by every API instance at start: plain SQL, so

@@ -1,0 +1,63 @@
+import type { PrismaClient, RunChannelMessage, RunEventRecord, RunEventsPage } from "@agentq/core";
+import { NotFoundError } from "@agentq/core";
+import { describe, expect, it } from "vitest";
+import { followRun } from "./follow-run.ts";
+import type { RunChannelListener, RunSubscriptionHub } from "./run-subscription-hub.ts";
+
+/** A hub whose channel the test publishes on by hand. */
+function fakeHub() {
+  let listener: RunChannelListener | undefined;
+  const hub = {
+    async subscribe(_runId: string, onMessage: RunChannelListener) {
+      listener = onMessage;
+      return () => {
+        listener = undefined;
+      };
+    },
+  } as unknown as RunSubscriptionHub;
+  return { hub, publish: (message: RunChannelMessage) => listener?.(message), subscribed: () => listener !== undefined };
+}
+
+const event = (seq: number): RunEventRecord => ({ seq, type: "round.started", at: new Date(0).toISOString(), data: { round: seq } });
+
+/** A first read that answers once the test releases it, so live messages can arrive while it is in flight. */
+function heldRead(answer: () => RunEventsPage) {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return { read: async () => (await released, answer()), release };
+}
+
+// No statement runs in these tests: the first read is the test's, and each follow is stopped before its poll.
+const prisma = {} as PrismaClient;
+
+describe("followRun with a first read that checks access", () => {
+  it("delivers nothing, not even live events that arrived during the check, when the first read refuses", async () => {
+    const { hub, publish, subscribed } = fakeHub();
+    const first = heldRead(() => {
+      throw new NotFoundError("run");
+    });
+    const delivered: number[] = [];
+    const following = followRun({ prisma, hub, runId: "run_1", after: 0, firstRead: first.read, onEvent: (e) => delivered.push(e.seq), onEnd: () => undefined });
+    await expect.poll(subscribed).toBe(true);
+    publish({ kind: "events", run_id: "run_1", events: [event(1)] });
+    first.release();
+    await expect(following).rejects.toBeInstanceOf(NotFoundError);
+    publish({ kind: "events", run_id: "run_1", events: [event(2)] });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(delivered).toEqual([]);
+    expect(subscribed()).toBe(false);
+  });
+
+  it("delivers the replay first, then the live events that arrived during it, in order and once", async () => {
+    const { hub, publish, subscribed } = fakeHub();
+    const first = heldRead(() => ({ run: { status: "running", lastEventSeq: 2 }, events: [event(1), event(2)] }));
+    const delivered: number[] = [];
+    const following = followRun({ prisma, hub, runId: "run_1", after: 0, firstRead: first.read, onEvent: (e) => delivered.push(e.seq), onEnd: () => undefined });
+    await expect.poll(subscribed).toBe(true);
+    publish({ kind: "events", run_id: "run_1", events: [event(2), event(3)] });
+    first.release();
+    const follower = await following;
+    await expect.poll(() => delivered).toEqual([1, 2, 3]);
+    follower.stop();
+  });
+});
