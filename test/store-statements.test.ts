@@ -7,6 +7,7 @@ import { z } from "zod";
 import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
 import { admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../packages/core/src/store/statements/admission-statements.ts";
+import { deleteWorkerPresence, upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
 import { waitUntil } from "./support/wait-until.ts";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
@@ -458,6 +459,31 @@ describe("the store's SQL statements", () => {
       expect(await admitQueuedRunsAlone(pool, { userId: "user_missing", maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS })).toMatchObject({
         found: false,
       });
+    });
+
+    it("admission raises the waiting bound to the idle slots of the workers seen lately, and keeps it while none are idle", async () => {
+      const owner = await createUser(prisma, { name: "admission-idle", role: "user" });
+      await pool.query("UPDATE users SET max_active_runs = 100 WHERE id = $1", [owner.id]);
+      const runIds: string[] = [];
+      for (const index of [1, 2, 3, 4, 5]) {
+        const chatId = (await createChat(prisma, { userId: owner.id, title: `idle ${index}`, workspaceId: undefined, generateId })).id;
+        const runId = generateId("run");
+        await insertQueuedRun(pool, { ...createInput(chatId, { userId: owner.id, now: new Date(Date.now() + index) }), runId });
+        runIds.push(runId);
+      }
+      const workerId = generateId("worker");
+      const admit = () => admitQueuedRunsAlone(pool, { userId: owner.id, maxWaiting: 2, now: new Date(), defaults: LIMIT_DEFAULTS });
+      try {
+        // A worker last seen a minute ago counts for nothing: the bound stays 2.
+        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0 });
+        await pool.query("UPDATE workers SET last_seen_at = now() - interval '1 minute' WHERE id = $1", [workerId]);
+        expect((await admit()).admitted.map((run) => run.id)).toEqual(runIds.slice(0, 2));
+        // Seen now, with 1000 slots and far fewer active runs: every run it can start now.
+        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0 });
+        expect((await admit()).admitted.map((run) => run.id)).toEqual(runIds.slice(2));
+      } finally {
+        await deleteWorkerPresence(pool, workerId);
+      }
     });
 
     it("admitQueuedRunsAlone that waited for another admission of the user admits nothing and says its read was stale", async () => {

@@ -5,6 +5,9 @@ import { nothingAheadInChat } from "./run-lease-statements.ts";
 // Admission (runs/admit-runs.ts, docs/design.md "Fair dispatch"): which queued runs of a user are
 // handed to the queue, and the limits and usage that decide it.
 
+/** A worker whose presence row is older than this no longer counts for idle slots: three missed refreshes (load-service-status.ts). */
+const WORKER_SEEN_WITHIN_SECONDS = 30;
+
 /** A numeric setting's stored value, or `fallback` (the default) when unset or not a number. */
 function numericSetting(key: string, fallback: number): string {
   return `COALESCE((SELECT (value::text)::numeric::int FROM settings WHERE key = '${key}' AND jsonb_typeof(value) = 'number'), ${fallback})`;
@@ -38,8 +41,19 @@ export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' A
  * `room` the limits' columns (`max_active_runs`, `max_waiting`): SQL expressions of the statement.
  * Whoever runs them holds the user's row lock (so two admissions of one user cannot both fill the
  * last slot) with a snapshot that sees every admission committed before it.
+ *
+ * The waiting bound is what keeps dispatch fair while every worker slot is busy. While slots are idle
+ * it is raised to their number: a job waits for no one there, and admitting in tens would only
+ * trickle a burst of runs to idle workers, a round trip through admission for every ten. The idle
+ * slots are those of the workers seen lately (their presence row, refreshed every 10 s) less every
+ * active run (two range counts on the status index; the admitted queued runs are few: they are taken at once).
  */
 function admissionCtes(user: string, room: { from: string; maxActiveRuns: string; maxWaiting: string }, now: string): string {
+  const idleSlots = `GREATEST(0,
+    (SELECT COALESCE(sum(w.concurrency), 0) FROM workers AS w WHERE w.last_seen_at > ${now}::timestamptz - interval '${WORKER_SEEN_WITHIN_SECONDS} seconds')
+    - (SELECT count(*) FROM runs WHERE status = 'running')
+    - (SELECT count(*) FROM runs WHERE status = 'queued' AND dispatched_at IS NOT NULL))`;
+  const waitingBound = `GREATEST(${room.maxWaiting}, ${idleSlots})`;
   return `counts AS (
   SELECT count(*) FILTER (WHERE ${ACTIVE_RUN_CONDITION}) AS active,
     count(*) FILTER (WHERE status = 'queued' AND dispatched_at IS NOT NULL AND lease_version = 0) AS waiting
@@ -49,7 +63,7 @@ picked AS (
   SELECT r.id FROM runs AS r
   WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
   ORDER BY r.created_at, r.id
-  LIMIT COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${room.maxWaiting} - counts.waiting)) FROM ${room.from} counts), 0)
+  LIMIT COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${waitingBound} - counts.waiting)) FROM ${room.from} counts), 0)
 ),
 admitted AS (
   UPDATE runs SET dispatched_at = ${now} FROM picked WHERE runs.id = picked.id
