@@ -1,13 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Request } from "express";
-import {
-  type AuthenticatedUser,
-  findUserByToken,
-  ForbiddenError,
-  isAdmin,
-  type PrismaClient,
-  UnauthorizedError,
-} from "@agentq/core";
+import { type AuthenticatedUser, findUserByToken, ForbiddenError, isAdmin, type PrismaClient, UnauthorizedError } from "@agentq/core";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

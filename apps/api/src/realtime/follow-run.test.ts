@@ -24,7 +24,11 @@ const event = (seq: number): RunEventRecord => ({ seq, type: "round.started", at
 function heldRead(answer: () => RunEventsPage) {
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
-  return { read: async () => (await released, answer()), release };
+  const read = async () => {
+    await released;
+    return answer();
+  };
+  return { read, release };
 }
 
 // No statement runs in these tests: the first read is the test's, and each follow is stopped before its poll.
