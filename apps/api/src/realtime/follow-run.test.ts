@@ -41,7 +41,15 @@ describe("followRun with a first read that checks access", () => {
       throw new NotFoundError("run");
     });
     const delivered: number[] = [];
-    const following = followRun({ prisma, hub, runId: "run_1", after: 0, firstRead: first.read, onEvent: (e) => delivered.push(e.seq), onEnd: () => undefined });
+    const following = followRun({
+      prisma,
+      hub,
+      runId: "run_1",
+      after: 0,
+      firstRead: first.read,
+      onEvent: (e) => delivered.push(e.seq),
+      onEnd: () => undefined,
+    });
     await expect.poll(subscribed).toBe(true);
     publish({ kind: "events", run_id: "run_1", events: [event(1)] });
     first.release();
@@ -56,7 +64,15 @@ describe("followRun with a first read that checks access", () => {
     const { hub, publish, subscribed } = fakeHub();
     const first = heldRead(() => ({ run: { status: "running", lastEventSeq: 2 }, events: [event(1), event(2)] }));
     const delivered: number[] = [];
-    const following = followRun({ prisma, hub, runId: "run_1", after: 0, firstRead: first.read, onEvent: (e) => delivered.push(e.seq), onEnd: () => undefined });
+    const following = followRun({
+      prisma,
+      hub,
+      runId: "run_1",
+      after: 0,
+      firstRead: first.read,
+      onEvent: (e) => delivered.push(e.seq),
+      onEnd: () => undefined,
+    });
     await expect.poll(subscribed).toBe(true);
     publish({ kind: "events", run_id: "run_1", events: [event(2), event(3)] });
     first.release();

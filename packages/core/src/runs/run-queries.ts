@@ -47,7 +47,12 @@ export async function readRunEventsWithToken(
   prisma: PrismaClient,
   input: { token: string; runId: string; after: number; limit: number },
 ): Promise<RunEventsPage> {
-  const rows = await selectRunEventsForToken(sqlPoolOf(prisma), { tokenHash: hashApiToken(input.token), runId: input.runId, after: input.after, limit: input.limit });
+  const rows = await selectRunEventsForToken(sqlPoolOf(prisma), {
+    tokenHash: hashApiToken(input.token),
+    runId: input.runId,
+    after: input.after,
+    limit: input.limit,
+  });
   const [first] = rows;
   if (!first) throw new UnauthorizedError("the bearer token is not valid");
   if (!first.owns_run || first.run_status === null || first.last_event_seq === null) throw new NotFoundError("run", { run_id: input.runId });
