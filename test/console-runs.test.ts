@@ -208,6 +208,25 @@ describe("the web console", () => {
     expect(seqs).toEqual(events.map((event) => event.seq));
   });
 
+  it("starts a run limited to the tools named under Options, and its panel lists them", async () => {
+    await createWorkspace("tool-list-ws");
+    const page = await open();
+    const chatId = await newChat(page, "Tool list", "tool-list-ws");
+    await page.getByLabel("Tools").fill("read_file, list_files");
+    await send(page, scenarioInput([{ text: "listed" }]));
+    const runId = await latestRunId(chatId);
+    await page.getByText("Status: completed").first().waitFor({ timeout: 15_000 });
+    expect((await stack.getRun(runId)).tools).toEqual(["read_file", "list_files"]);
+    const sent = stack.provider.requests.filter((request) => request.messages.some((message) => message.content?.includes("listed")));
+    expect(sent.at(-1)?.tools.map((tool) => tool.name).sort()).toEqual(["list_files", "read_file"]);
+    await page.getByText("read_file, list_files").first().waitFor();
+    // A misspelt name: the API's refusal is shown, and nothing is created.
+    await page.getByLabel("Tools").fill("reed_file");
+    await send(page, "another");
+    await page.getByRole("alert").getByText("reed_file").waitFor();
+    expect((await stack.request("GET", `/api/chats/${chatId}/runs`)).body.runs).toHaveLength(1);
+  });
+
   it("shows a second user none of the first user's chats", async () => {
     const first = await open();
     await newChat(first, "Admin's private chat");

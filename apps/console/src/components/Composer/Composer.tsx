@@ -41,6 +41,8 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
   const [useWeb, setUseWeb] = useState(false);
   const [allowWebSearch, setAllowWebSearch] = useState(true);
   const [multitask, setMultitask] = useState<Multitask>("reject");
+  // Names separated by commas or spaces; empty: every tool the switches allow.
+  const [toolList, setToolList] = useState("");
   // One key per message: a double submit, or a retry after a lost answer, does not start two runs.
   const [idempotencyKey, setIdempotencyKey] = useState(randomId);
   // On narrow screens the options fold behind a button, so the conversation keeps the screen.
@@ -49,6 +51,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
 
   async function send() {
     if (!input.trim() || startRun.isPending) return;
+    const tools = toolList.split(/[\s,]+/).filter((name) => name !== "");
     const request: RunRequest = {
       input,
       mode,
@@ -59,6 +62,7 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
       // The deployment's DEFAULT_MODEL applies unless the person names a model.
       ...(model.trim() ? { model: model.trim() } : {}),
       ...(runActive ? { multitask } : {}),
+      ...(tools.length > 0 ? { tools } : {}),
     };
     try {
       const run = await startRun.mutateAsync(request);
@@ -154,6 +158,16 @@ export function Composer({ chatId, runActive, onStarted }: ComposerProps) {
             className={styles.compact}
           />
         )}
+        <TextField
+          label="Tools"
+          placeholder="All the switches allow"
+          title="Only these tools, by name (as the Tools page lists them), separated by commas: fewer schemas sent to the model"
+          value={toolList}
+          onChange={(event) => setToolList(event.target.value)}
+          fieldClassName={styles.tools}
+          className={styles.compact}
+          spellCheck={false}
+        />
         <div className={styles.switches}>
           <CheckboxField label="Allow bash" checked={allowBash} onChange={(event) => setAllowBash(event.target.checked)} />
           <CheckboxField label="Use web" checked={useWeb} onChange={(event) => setUseWeb(event.target.checked)} />
