@@ -46,7 +46,12 @@ export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' A
  * it is raised to their number: a job waits for no one there, and admitting in tens would only
  * trickle a burst of runs to idle workers, a round trip through admission for every ten. The idle
  * slots are those of the workers seen lately (their presence row, refreshed every 10 s) less every
- * active run (two range counts on the status index; the admitted queued runs are few: they are taken at once).
+ * active run.
+ *
+ * Most admissions find nothing to admit (a run ended and the user has no run waiting for admission):
+ * they ask that first, on the (user, status, dispatched_at) index, and count nothing then. Counting
+ * visits every active run of the user, and while thousands of resumed runs wait for a worker that
+ * cost a few milliseconds under the user's lock at every run's end.
  */
 function admissionCtes(user: string, room: { from: string; maxActiveRuns: string; maxWaiting: string }, now: string): string {
   const idleSlots = `GREATEST(0,
@@ -63,7 +68,10 @@ picked AS (
   SELECT r.id FROM runs AS r
   WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
   ORDER BY r.created_at, r.id
-  LIMIT COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${waitingBound} - counts.waiting)) FROM ${room.from} counts), 0)
+  LIMIT CASE WHEN EXISTS (
+      SELECT 1 FROM runs AS c WHERE c.user_id = ${user} AND c.status = 'queued' AND c.dispatched_at IS NULL AND ${nothingAheadInChat("c")})
+    THEN COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${waitingBound} - counts.waiting)) FROM ${room.from} counts), 0)
+    ELSE 0 END
 ),
 admitted AS (
   UPDATE runs SET dispatched_at = ${now} FROM picked WHERE runs.id = picked.id
