@@ -486,6 +486,24 @@ describe("the store's SQL statements", () => {
       }
     });
 
+    it("admitQueuedRunsAlone takes no lock when nothing of the user's waits for admission", async () => {
+      const { userId, runIds } = await userWithTwoQueuedRuns("admission-nothing-waits");
+      await pool.query("UPDATE runs SET dispatched_at = created_at WHERE id = ANY($1)", [runIds]);
+      const holder = await pool.connect();
+      try {
+        await holder.query("BEGIN");
+        expect(await lockUserLimits(holder, { userId, defaults: LIMIT_DEFAULTS })).toBeDefined();
+        // Answered while the holder keeps the user's lock: it did not wait for it.
+        expect(await admitQueuedRunsAlone(pool, { userId, maxWaiting: 10, now: new Date(), defaults: LIMIT_DEFAULTS })).toMatchObject({
+          found: false,
+          admitted: [],
+        });
+      } finally {
+        await holder.query("ROLLBACK");
+        holder.release();
+      }
+    });
+
     it("admitQueuedRunsAlone that waited for another admission of the user admits nothing and says its read was stale", async () => {
       const { userId, runIds } = await userWithTwoQueuedRuns("admission-stale");
       const holder = await pool.connect();

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type PreparedSql, preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
-import { nothingAheadInChat } from "./run-lease-statements.ts";
+import { awaitingAdmission, nothingAheadInChat } from "./run-lease-statements.ts";
 
 // Admission (runs/admit-runs.ts, docs/design.md "Fair dispatch"): which queued runs of a user are
 // handed to the queue, and the limits and usage that decide it.
@@ -66,10 +66,9 @@ function admissionCtes(user: string, room: { from: string; maxActiveRuns: string
 ),
 picked AS (
   SELECT r.id FROM runs AS r
-  WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
+  WHERE ${awaitingAdmission("r", user)}
   ORDER BY r.created_at, r.id
-  LIMIT CASE WHEN EXISTS (
-      SELECT 1 FROM runs AS c WHERE c.user_id = ${user} AND c.status = 'queued' AND c.dispatched_at IS NULL AND ${nothingAheadInChat("c")})
+  LIMIT CASE WHEN EXISTS (SELECT 1 FROM runs AS c WHERE ${awaitingAdmission("c", user)})
     THEN COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${waitingBound} - counts.waiting)) FROM ${room.from} counts), 0)
     ELSE 0 END
 ),
@@ -107,7 +106,10 @@ export async function admitQueuedRunsOfUser(
  * `runId`) by bumping their `admissions`. A statement that waited for that lock read the user's runs
  * before the admission it waited for committed: it sees so in the row it updated (the other's bump,
  * not in its own snapshot), admits nothing and answers `fresh` false, and the caller admits in a
- * transaction that takes the lock first (admit-runs.ts). `found` false: no such user or run.
+ * transaction that takes the lock first (admit-runs.ts). `found` false: no such user or run, or
+ * nothing of theirs waits for admission; then no lock was taken either. Most rounds (after a run
+ * ended or parked) find nothing waiting: they must not queue on the lock behind the rounds that admit.
+ * A run created after this statement's snapshot is admitted by its creation's own round.
  */
 const admitAloneSql = (defaults: LimitDefaults) =>
   preparedSql(
@@ -116,6 +118,7 @@ const admitAloneSql = (defaults: LimitDefaults) =>
 WITH locked AS (
   UPDATE users AS u SET admissions = u.admissions + 1
   WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text))
+    AND EXISTS (SELECT 1 FROM runs AS c WHERE ${awaitingAdmission("c", "u.id")})
   RETURNING u.id, u.admissions, ${userLimitColumns(defaults)}
 ),
 owner AS (

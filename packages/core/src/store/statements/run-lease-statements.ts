@@ -23,12 +23,16 @@ export function nothingAheadInChat(run: string, besides?: string): string {
 export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 
 /**
- * Whether the user of the run aliased `r` has a run that admission would pick (admission-statements.ts
- * `picked`, whatever the limits leave room for): queued, not admitted, nothing ahead of it in its chat.
+ * The run aliased `run` is one of `user`'s that admission would pick (admission-statements.ts), whatever
+ * their limits leave room for: queued, not admitted, nothing ahead of it in its chat. On the
+ * (user_id, status, dispatched_at) index.
  */
-const ADMISSION_AWAITED = `EXISTS (
-  SELECT 1 FROM runs AS a
-  WHERE a.user_id = r.user_id AND a.status = 'queued' AND a.dispatched_at IS NULL AND ${nothingAheadInChat("a")})`;
+export function awaitingAdmission(run: string, user: string): string {
+  return `${run}.user_id = ${user} AND ${run}.status = 'queued' AND ${run}.dispatched_at IS NULL AND ${nothingAheadInChat(run)}`;
+}
+
+/** Whether the user of the run aliased `r` has a run waiting for admission. */
+const ADMISSION_AWAITED = `EXISTS (SELECT 1 FROM runs AS a WHERE ${awaitingAdmission("a", "r.user_id")})`;
 
 // The run's context is read in the statement that takes it: the step a resumed run waits on most is
 // a round trip, so taking and loading are one. The context's subqueries see the tables as they were
