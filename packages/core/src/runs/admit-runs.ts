@@ -32,14 +32,25 @@ export interface AdmittedRun {
 }
 
 /**
+ * One-statement admissions tried before the transaction. A statement that waited for another
+ * admission's lock read stale and admits nothing; trying again reads fresh unless yet another
+ * admission got in first. The transaction holds the user's lock across four round trips, and under
+ * contention (the API's creations and a worker's ends at once) every admission then queued behind
+ * it: a few more single statements are cheaper. Default 3.
+ */
+const ADMISSION_STATEMENT_ATTEMPTS = 3;
+
+/**
  * Admits the user's queued runs their limits leave room for, oldest first: in one statement, or,
- * when that statement waited for another admission of the user and read their runs before it, in a
- * transaction that takes the user's lock first.
+ * when that statement waited for another admission of the user and read their runs before it (again
+ * and again), in a transaction that takes the user's lock first.
  */
 async function admitRuns(pool: pg.Pool, owner: AdmissionOwner, now: Date): Promise<AdmittedRun[]> {
-  const alone = await admitQueuedRunsAlone(pool, { ...owner, maxWaiting: ADMITTED_WAITING_PER_USER, now, defaults: LIMIT_DEFAULTS });
-  if (!alone.found) return [];
-  if (alone.fresh) return alone.admitted.map(admittedRun);
+  for (let attempt = 0; attempt < ADMISSION_STATEMENT_ATTEMPTS; attempt++) {
+    const alone = await admitQueuedRunsAlone(pool, { ...owner, maxWaiting: ADMITTED_WAITING_PER_USER, now, defaults: LIMIT_DEFAULTS });
+    if (!alone.found) return [];
+    if (alone.fresh) return alone.admitted.map(admittedRun);
+  }
   return inSqlTransaction(pool, (client) => admitRunsInTransaction(client, owner, now));
 }
 
