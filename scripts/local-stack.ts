@@ -162,12 +162,15 @@ export function peakRssMb(child: ChildProcess): number | null {
 }
 
 /** CPU time (user + system) a process has used so far, in ms; null once it is gone. */
-export function cpuMs(pid: number | undefined): number | null {
+export function cpuMs(pid: number | undefined, options: { exitedChildren?: boolean } = {}): number | null {
   try {
-    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+    // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th,
+    // cutime and cstime (the children it has waited for) the 14th and 15th.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+    const own = Number(fields[11]) + Number(fields[12]);
+    const children = options.exitedChildren ? Number(fields[13]) + Number(fields[14]) : 0;
+    return ((own + children) * 1000) / CLOCK_TICKS_PER_SECOND;
   } catch {
     return null;
   }
@@ -176,7 +179,7 @@ export function cpuMs(pid: number | undefined): number | null {
 /** Linux's USER_HZ, the unit of /proc/<pid>/stat times, is 100 on every common architecture. */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** CPU time used so far by every process of the machine named `command` (all Postgres servers, say), in ms. */
+/** CPU time used so far by every process of the machine named `command` (all Postgres servers, say) and its exited children, in ms. */
 export function commandCpuMs(command: string): number {
   let total = 0;
   for (const entry of readdirSync("/proc")) {
@@ -186,7 +189,9 @@ export function commandCpuMs(command: string): number {
     } catch {
       continue;
     }
-    total += cpuMs(Number(entry)) ?? 0;
+    // With the children that exited: Postgres's backends end with their connection, and the
+    // postmaster, which waits for them, then holds their CPU time.
+    total += cpuMs(Number(entry), { exitedChildren: true }) ?? 0;
   }
   return total;
 }
