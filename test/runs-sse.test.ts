@@ -1,9 +1,9 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runChannel } from "@agentq/queue";
 import { scenarioInput } from "@agentq/core/testing";
 import { createTestRedis } from "./support/redis.ts";
-import { expectContiguous, sleep, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
+import { waitForChannelSubscribers } from "./support/run-channel-subscribers.ts";
+import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 interface SseMessage {
   id?: string;
@@ -54,19 +54,8 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     await stack?.close();
   });
 
-  /** Subscribers of the run's pub/sub channel: the API holds one while any client follows the run. */
-  async function channelSubscribers(runId: string): Promise<number> {
-    const [, count] = (await redis.pubsub("NUMSUB", runChannel(stack.api.config.queuePrefix, runId))) as [string, number];
-    return Number(count);
-  }
-
-  async function waitForSubscribers(runId: string, expected: number, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while ((await channelSubscribers(runId)) !== expected) {
-      if (Date.now() > deadline) throw new Error(`run ${runId}: expected ${expected} channel subscribers, have ${await channelSubscribers(runId)}`);
-      await sleep(50);
-    }
-  }
+  /** Waits until the API holds `expected` subscriptions of the run's pub/sub channel (0 or 1). */
+  const waitForSubscribers = (runId: string, expected: number) => waitForChannelSubscribers(redis, stack.api.config.queuePrefix, runId, expected);
 
   /** Reads the whole stream; the deadline fails the test if the server never closes it. */
   async function readStream(path: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<SseResult> {

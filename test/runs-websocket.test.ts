@@ -1,10 +1,10 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { runChannel } from "@agentq/queue";
 import { scenarioInput } from "@agentq/core/testing";
 import { createTestRedis } from "./support/redis.ts";
-import { expectContiguous, sleep, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
+import { waitForChannelSubscribers } from "./support/run-channel-subscribers.ts";
+import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 /** Tries to open /api/ws and resolves with the HTTP status of the refusal (or 101 if it opened). */
 function upgradeStatus(url: string): Promise<number> {
@@ -35,14 +35,7 @@ describe("WebSocket /api/ws", () => {
   });
 
   /** Waits until the API holds `expected` subscriptions of the run's pub/sub channel (0 or 1). */
-  async function waitForSubscribers(runId: string, expected: number, timeoutMs = 20_000): Promise<void> {
-    const count = async () => Number(((await redis.pubsub("NUMSUB", runChannel(stack.api.config.queuePrefix, runId))) as [string, number])[1]);
-    const deadline = Date.now() + timeoutMs;
-    while ((await count()) !== expected) {
-      if (Date.now() > deadline) throw new Error(`run ${runId}: expected ${expected} channel subscribers, have ${await count()}`);
-      await sleep(50);
-    }
-  }
+  const waitForSubscribers = (runId: string, expected: number) => waitForChannelSubscribers(redis, stack.api.config.queuePrefix, runId, expected);
 
   it("a subscriber that disconnects mid-run and resubscribes after its last seq sees every event exactly once", async () => {
     const workspaceId = await stack.createWorkspace();

@@ -1,6 +1,7 @@
 import { pingDatabase, type PrismaClient } from "@agentq/core";
 import { checkEvictionPolicy, type EvictionPolicyCheck, type RedisClient } from "@agentq/queue";
 import type { Dependency } from "./http/dependency-outage.ts";
+import { withDeadline } from "./with-deadline.ts";
 
 export interface DependencyCheck {
   status: "ok" | "failed";
@@ -22,12 +23,10 @@ export interface Readiness {
 
 async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<DependencyCheck> {
   const started = performance.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
   try {
-    await Promise.race([probe(), timeout]);
+    await withDeadline(probe(), timeoutMs, () => {
+      throw new Error(`no answer within ${timeoutMs} ms`);
+    });
     return { status: "ok", duration_ms: Math.round(performance.now() - started) };
   } catch (error) {
     return {
@@ -35,8 +34,6 @@ async function timed(timeoutMs: number, probe: () => Promise<unknown>): Promise<
       duration_ms: Math.round(performance.now() - started),
       error: error instanceof Error ? error.message : String(error),
     };
-  } finally {
-    clearTimeout(timer);
   }
 }
 

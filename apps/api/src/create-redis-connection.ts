@@ -1,5 +1,6 @@
 import type { Logger } from "@agentq/core";
 import { createRedis, type RedisClient } from "@agentq/queue";
+import { withDeadline } from "./with-deadline.ts";
 
 /** Reconnection errors repeat every few seconds while Redis is down; log one per this many ms. Default 30 s. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
@@ -28,14 +29,11 @@ export function createRedisConnection(redisUrl: string, logger: Logger, connecti
 /** QUIT when connected (lets pending replies arrive), otherwise drop the connection at once. */
 export async function closeRedisConnection(redis: RedisClient, timeoutMs = 1000): Promise<void> {
   if (redis.status === "ready") {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await withDeadline(
       redis.quit().catch(() => undefined),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+      timeoutMs,
+      () => undefined,
+    );
   }
   redis.disconnect();
 }

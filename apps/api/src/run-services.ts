@@ -27,6 +27,7 @@ import { createRedis, createRedisRunEventPublisher, publishControl, RunQueue } f
 import type { ApiConfig } from "./config.ts";
 import { closeRedisConnection } from "./create-redis-connection.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
+import { withDeadline } from "./with-deadline.ts";
 
 /** How long the API waits for Redis to take a job before answering 503 (the run stays queued). Default 2 s. */
 const ENQUEUE_TIMEOUT_MS = 2000;
@@ -106,33 +107,19 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     hub,
     email,
     async schedule(runId, generation) {
-      let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
-          runQueue.schedule(runId, generation),
-          new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error("timed out")), ENQUEUE_TIMEOUT_MS);
-          }),
-        ]);
+        await withDeadline(runQueue.schedule(runId, generation), ENQUEUE_TIMEOUT_MS, () => {
+          throw new Error("timed out");
+        });
       } catch (error) {
         logger.warn({ err: error, run_id: runId }, "enqueue failed; the run stays queued for the reconciler");
         throw new UnavailableError("the queue (Redis) is unreachable; the run is saved and will start when it is back", { run_id: runId }, { cause: error });
-      } finally {
-        clearTimeout(timer);
       }
     },
-    async queueCounts() {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        return await Promise.race([
-          runQueue.jobCounts(),
-          new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
-          }),
-        ]);
-      } finally {
-        clearTimeout(timer);
-      }
+    queueCounts() {
+      return withDeadline(runQueue.jobCounts(), ENQUEUE_TIMEOUT_MS, () => {
+        throw new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`);
+      });
     },
     async admitFor(runId) {
       await dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, { runId });

@@ -12,6 +12,7 @@ import { createApiMetrics, registerQueueMetrics } from "./http/api-metrics.ts";
 import { attachRunWebSocket } from "./realtime/run-websocket.ts";
 import { createRunServices } from "./run-services.ts";
 import { BackgroundWork } from "./background-work.ts";
+import { withDeadline } from "./with-deadline.ts";
 
 export interface StartApiServerOverrides extends Partial<ApiDependencies> {
   /** Where log lines go when no `logger` is given. Default stdout. */
@@ -134,17 +135,17 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
       // Keep-alive connections with no request in progress would otherwise hold close() open.
       server.closeIdleConnections();
       const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-      let deadline: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>((resolve) => {
-        deadline = setTimeout(() => resolve(true), config.shutdownTimeoutMs);
-      });
-      if (await Promise.race([closed.then(() => false), timedOut])) {
+      const timedOut = await withDeadline(
+        closed.then(() => false),
+        config.shutdownTimeoutMs,
+        () => true,
+      );
+      if (timedOut) {
         logger.warn({ timeout_ms: config.shutdownTimeoutMs }, "in-flight requests did not finish in time; closing their connections");
         server.closeAllConnections();
         await closed;
       }
       clearInterval(idleSweep);
-      clearTimeout(deadline);
       // What answered requests started and still run (an email's delivery) finishes before Postgres closes.
       if (dependencies.background.size > 0 && !(await dependencies.background.drain(config.shutdownTimeoutMs))) {
         logger.warn({ timeout_ms: config.shutdownTimeoutMs, still_running: dependencies.background.size }, "background work did not finish in time");

@@ -1,49 +1,17 @@
-import { createLogger, describeStartupFailure } from "@agentq/core";
+import { runServiceProcess } from "@agentq/core";
 import type { Tracing } from "@agentq/tracing";
-import { parseWorkerConfig, type WorkerConfig } from "./config.ts";
-import { type RunWorker, startRunWorker } from "./run-worker.ts";
+import { parseWorkerConfig } from "./config.ts";
+import { startRunWorker } from "./run-worker.ts";
 
 /** One worker process (main.ts). SIGTERM/SIGINT stop it gracefully. */
 export async function runWorkerProcess(tracing: Tracing): Promise<void> {
-  let config: WorkerConfig;
-  try {
-    config = parseWorkerConfig(process.env);
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-  const logger = createLogger({ level: config.logLevel, name: "agentq-worker" });
-  let worker: RunWorker;
-  try {
-    worker = await startRunWorker({
-      config,
-      logger,
-      processEnvironment: process.env,
-      queueTelemetry: tracing.queueTelemetry,
-    });
-  } catch (error) {
-    const failure = describeStartupFailure(error, config);
-    logger.fatal({ variables: failure.variables }, `the worker failed to start: ${failure.message}`);
-    process.exit(1);
-  }
-  if (tracing.enabled) logger.info("exporting OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT is set)");
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, "stopping worker: runs in progress are handed back at their next committed point");
-    worker
-      .close()
-      // The last runs' spans leave before the process does.
-      .then(() => tracing.shutdown().catch((error: unknown) => logger.warn({ err: error }, "could not export the last traces")))
-      .then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error({ err: error }, "worker did not stop cleanly");
-          process.exit(1);
-        },
-      );
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+  await runServiceProcess({
+    name: "agentq-worker",
+    label: "the worker",
+    parseConfig: () => parseWorkerConfig(process.env),
+    start: (config, logger) => startRunWorker({ config, logger, processEnvironment: process.env, queueTelemetry: tracing.queueTelemetry }),
+    tracing,
+    stoppingMessage: "stopping worker: runs in progress are handed back at their next committed point",
+    stopFailedMessage: "worker did not stop cleanly",
+  });
 }

@@ -88,6 +88,7 @@ export { AUDIT_ACTIONS, type AuditAction, recordAuditEntry } from "./audit/recor
 export { type AuditEntryView, type AuditPage, listAuditEntries } from "./audit/list-audit-entries.ts";
 export { loadServiceStatus, type QueueCounts, type ServiceStatus, WORKER_PRESENCE_INTERVAL_MS } from "./services/load-service-status.ts";
 export { recordWorkerPresence, removeWorkerPresence, type WorkerPresence } from "./services/worker-presence.ts";
+export { runServiceProcess, type ServiceProcessOptions, type ServiceProcessTracing, type StoppableService } from "./services/run-service-process.ts";
 export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";
 export { type ErrorCode, httpStatusOf } from "./errors/error-codes.ts";
 export { isConnectionError } from "./errors/is-connection-error.ts";

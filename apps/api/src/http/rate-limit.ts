@@ -3,6 +3,7 @@ import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AgentqError, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
 import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
 import { currentUser } from "./authenticate.ts";
+import { withDeadline } from "../with-deadline.ts";
 
 /**
  * How long a request waits for the limiter's count before going through uncounted. Default 500 ms:
@@ -55,14 +56,10 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     const user = currentUser(request);
     const points = (await settings()).api_rate_limit_per_minute;
     if (points <= 0) return next();
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        limiterFor(points).consume(user.id),
-        new Promise((_resolve, reject) => {
-          timer = setTimeout(() => reject(new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`)), COUNT_WAIT_MS);
-        }),
-      ]);
+      await withDeadline(limiterFor(points).consume(user.id), COUNT_WAIT_MS, () => {
+        throw new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`);
+      });
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
         const retryAfterSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
@@ -77,8 +74,6 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
         lastFailureLoggedAt = now;
         options.logger.warn({ err: rejection }, "rate limiter unavailable (Redis): requests are let through unlimited until it is back");
       }
-    } finally {
-      clearTimeout(timer);
     }
     next();
   };

@@ -1,5 +1,6 @@
 import type { RunChannelMessage } from "@agentq/core";
 import { isRedisCluster, onChannelMessage, type RedisClient, runChannel, subscribeChannel, unsubscribeChannel } from "@agentq/queue";
+import { withDeadline } from "../with-deadline.ts";
 
 export type RunChannelListener = (message: RunChannelMessage) => void;
 
@@ -67,14 +68,11 @@ export class RunSubscriptionHub {
         unsubscribeChannel(this.#redis, channel).catch(() => undefined);
       }
     };
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([ready, new Promise((resolve) => (timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS)))]);
+      await withDeadline(ready ?? Promise.resolve(), SUBSCRIBE_WAIT_MS, () => undefined);
     } catch (error) {
       unsubscribe();
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
     return unsubscribe;
   }

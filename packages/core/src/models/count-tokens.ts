@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import type { TiktokenBPE } from "js-tiktoken/lite";
 import type { ModelMessage, ModelToolSchema } from "./model-client.ts";
+import { toolParametersJson } from "./tool-schema-json.ts";
 
 /** Counts the tokens of a text. Injectable where exactness matters less than speed (tests, fakes). */
 export type CountTokens = (text: string) => number;
@@ -147,7 +148,7 @@ export function countOneMessageTokens(message: ModelMessage, count: CountTokens 
 export function countToolTokens(tools: readonly ModelToolSchema[], count: CountTokens = countTokens): number {
   let tokens = 0;
   for (const tool of tools) {
-    tokens += TOKENS_PER_TOOL_SCHEMA + count(tool.name) + count(tool.description) + count(JSON.stringify(tool.parameters));
+    tokens += TOKENS_PER_TOOL_SCHEMA + count(tool.name) + count(tool.description) + count(toolParametersJson(tool));
   }
   return tokens;
 }

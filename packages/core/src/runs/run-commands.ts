@@ -3,7 +3,7 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
-import { inSpan } from "../telemetry/in-span.ts";
+import { inSpan, setSpanAttributes } from "../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../telemetry/trace-attributes.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
@@ -53,15 +53,19 @@ export interface RunCommandDependencies {
 export function startRun(dependencies: RunCommandDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   // The span is active while the run is enqueued: the job carries its context, and the worker's
   // execution continues this trace.
-  return inSpan(SpanName.runStart, { [TraceAttribute.chatId]: input.chatId }, async (span) => {
-    const { afterCommit } = dependencies;
-    const result = await createRun(dependencies, input);
-    span.setAttribute(TraceAttribute.runId, result.runId);
-    for (const { runId, events } of result.events) afterCommit.publish(runId, events);
-    for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
-    if (result.created && result.runnable) await afterCommit.admitCreated(input.userId, result.runId);
-    return result;
-  });
+  return inSpan(
+    SpanName.runStart,
+    () => ({ [TraceAttribute.chatId]: input.chatId }),
+    async (span) => {
+      const { afterCommit } = dependencies;
+      const result = await createRun(dependencies, input);
+      span.setAttribute(TraceAttribute.runId, result.runId);
+      for (const { runId, events } of result.events) afterCommit.publish(runId, events);
+      for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
+      if (result.created && result.runnable) await afterCommit.admitCreated(input.userId, result.runId);
+      return result;
+    },
+  );
 }
 
 /**
@@ -100,12 +104,12 @@ export async function decideRunApproval(
   dependencies: RunCommandDependencies & { approvalSecret: string; tools: { get(name: string): ToolDefinition | undefined } },
   input: DecideApprovalInput,
 ): Promise<DecideApprovalResult> {
-  const attributes = { [TraceAttribute.approvalId]: input.approvalId, [TraceAttribute.approvalDecision]: input.decision };
+  const attributes = () => ({ [TraceAttribute.approvalId]: input.approvalId, [TraceAttribute.approvalDecision]: input.decision });
   // Active while the resumed run is enqueued: its execution continues this trace.
   return inSpan(SpanName.approvalDecide, attributes, async (span) => {
     const { afterCommit } = dependencies;
     const result = await decideApproval(dependencies, input);
-    span.setAttributes({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null });
+    setSpanAttributes(span, () => ({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null }));
     afterCommit.publish(result.runId, result.events);
     if (result.resume) {
       await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {

@@ -6,6 +6,7 @@ import { Badge, EffectBadges } from "../Badge/Badge.tsx";
 import { Button } from "../Button/Button.tsx";
 import { EmptyState } from "../EmptyState/EmptyState.tsx";
 import { Loading } from "../Loading/Loading.tsx";
+import { DataTable } from "../DataTable/DataTable.tsx";
 import styles from "./GrantList.module.css";
 
 /** The chat's standing permissions (from "Allow for this run/chat"), each revocable. */
@@ -24,45 +25,31 @@ export function GrantList({ chatId }: { chatId: string }) {
   return (
     <div className={styles.wrapper}>
       {revoke.isError && <Alert>{errorMessage(revoke.error)}</Alert>}
-      <table className="data-table">
-        <caption className="visually-hidden">Grants of this chat</caption>
-        <thead>
-          <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Effects</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Granted</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
+      <DataTable caption="Grants of this chat" columns={["Tool", "Effects", "Scope", "Granted", { visuallyHidden: "Actions" }]}>
+        {grants.data.map((grant) => (
+          <tr key={grant.id}>
+            <td className={styles.tool}>{grant.tool}</td>
+            <td>
+              <span className={styles.badges}>
+                <EffectBadges effects={grant.effects} />
+              </span>
+            </td>
+            <td>{grant.scope === "allow_chat" ? <Badge tone="accent">this chat</Badge> : <Badge>run {grant.run_id}</Badge>}</td>
+            <td className="muted">{formatDateTime(grant.created_at)}</td>
+            <td className={styles.actions}>
+              <Button
+                size="small"
+                variant="danger"
+                busy={revoke.isPending && revoke.variables === grant.id}
+                onClick={() => revoke.mutate(grant.id)}
+                aria-label={`Revoke ${grant.tool} grant`}
+              >
+                Revoke
+              </Button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {grants.data.map((grant) => (
-            <tr key={grant.id}>
-              <td className={styles.tool}>{grant.tool}</td>
-              <td>
-                <span className={styles.badges}>
-                  <EffectBadges effects={grant.effects} />
-                </span>
-              </td>
-              <td>{grant.scope === "allow_chat" ? <Badge tone="accent">this chat</Badge> : <Badge>run {grant.run_id}</Badge>}</td>
-              <td className="muted">{formatDateTime(grant.created_at)}</td>
-              <td className={styles.actions}>
-                <Button
-                  size="small"
-                  variant="danger"
-                  busy={revoke.isPending && revoke.variables === grant.id}
-                  onClick={() => revoke.mutate(grant.id)}
-                  aria-label={`Revoke ${grant.tool} grant`}
-                >
-                  Revoke
-                </Button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
     </div>
   );
 }

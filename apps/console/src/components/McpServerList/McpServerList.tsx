@@ -8,6 +8,7 @@ import { Button } from "../Button/Button.tsx";
 import { EmptyState } from "../EmptyState/EmptyState.tsx";
 import { JsonView } from "../JsonView/JsonView.tsx";
 import { Loading } from "../Loading/Loading.tsx";
+import { DataTable } from "../DataTable/DataTable.tsx";
 import styles from "./McpServerList.module.css";
 
 const STATUS_TONE: Record<McpServer["status"], BadgeTone> = { connected: "success", connecting: "warning", failed: "danger" };
@@ -32,84 +33,68 @@ export function McpServerList() {
   return (
     <div className={styles.wrapper}>
       {remove.isError && <Alert>{errorMessage(remove.error)}</Alert>}
-      <div className={styles.scroller}>
-        <table className="data-table">
-          <caption className="visually-hidden">MCP servers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Server</th>
-              <th scope="col">Status</th>
-              <th scope="col">Tools</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
+      <DataTable caption="MCP servers" columns={["Name", "Server", "Status", "Tools", { visuallyHidden: "Actions" }]}>
+        {servers.data.map((server) => (
+          <Fragment key={server.name}>
+            <tr data-mcp-server={server.name}>
+              <th scope="row" className={styles.name}>
+                {server.name}
               </th>
+              <td>
+                <span className={styles.transport}>{server.transport === "stdio" ? "stdio" : "http"}</span>{" "}
+                <code className={styles.target}>{target(server)}</code>
+                {server.network && <Badge tone="warning">network</Badge>}
+              </td>
+              <td>
+                <Badge tone={STATUS_TONE[server.status]}>{server.status}</Badge>
+                {server.error && <p className={styles.error}>{server.error}</p>}
+              </td>
+              <td>{server.tools_count}</td>
+              <td>
+                <span className={styles.actions}>
+                  {confirming === server.name ? (
+                    <>
+                      <Button
+                        size="small"
+                        variant="danger"
+                        busy={remove.isPending}
+                        aria-label={`Remove ${server.name} now`}
+                        onClick={() => remove.mutate(server.name, { onSettled: () => setConfirming(null) })}
+                      >
+                        Remove
+                      </Button>
+                      <Button size="small" variant="ghost" onClick={() => setConfirming(null)}>
+                        Keep
+                      </Button>
+                    </>
+                  ) : (
+                    <>
+                      <Button
+                        size="small"
+                        aria-expanded={open === server.name}
+                        aria-label={`Tools of ${server.name}`}
+                        onClick={() => setOpen(open === server.name ? null : server.name)}
+                      >
+                        Tools
+                      </Button>
+                      <Button size="small" variant="danger" aria-label={`Remove ${server.name}`} onClick={() => setConfirming(server.name)}>
+                        Remove
+                      </Button>
+                    </>
+                  )}
+                </span>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {servers.data.map((server) => (
-              <Fragment key={server.name}>
-                <tr data-mcp-server={server.name}>
-                  <th scope="row" className={styles.name}>
-                    {server.name}
-                  </th>
-                  <td>
-                    <span className={styles.transport}>{server.transport === "stdio" ? "stdio" : "http"}</span>{" "}
-                    <code className={styles.target}>{target(server)}</code>
-                    {server.network && <Badge tone="warning">network</Badge>}
-                  </td>
-                  <td>
-                    <Badge tone={STATUS_TONE[server.status]}>{server.status}</Badge>
-                    {server.error && <p className={styles.error}>{server.error}</p>}
-                  </td>
-                  <td>{server.tools_count}</td>
-                  <td>
-                    <span className={styles.actions}>
-                      {confirming === server.name ? (
-                        <>
-                          <Button
-                            size="small"
-                            variant="danger"
-                            busy={remove.isPending}
-                            aria-label={`Remove ${server.name} now`}
-                            onClick={() => remove.mutate(server.name, { onSettled: () => setConfirming(null) })}
-                          >
-                            Remove
-                          </Button>
-                          <Button size="small" variant="ghost" onClick={() => setConfirming(null)}>
-                            Keep
-                          </Button>
-                        </>
-                      ) : (
-                        <>
-                          <Button
-                            size="small"
-                            aria-expanded={open === server.name}
-                            aria-label={`Tools of ${server.name}`}
-                            onClick={() => setOpen(open === server.name ? null : server.name)}
-                          >
-                            Tools
-                          </Button>
-                          <Button size="small" variant="danger" aria-label={`Remove ${server.name}`} onClick={() => setConfirming(server.name)}>
-                            Remove
-                          </Button>
-                        </>
-                      )}
-                    </span>
-                  </td>
-                </tr>
-                {open === server.name && (
-                  <tr>
-                    <td colSpan={5}>
-                      <McpServerTools name={server.name} />
-                    </td>
-                  </tr>
-                )}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            {open === server.name && (
+              <tr>
+                <td colSpan={5}>
+                  <McpServerTools name={server.name} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
+        ))}
+      </DataTable>
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { Button } from "../Button/Button.tsx";
 import { formatDateTime, formatRelative } from "../../lib/format.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Loading } from "../Loading/Loading.tsx";
+import { DataTable } from "../DataTable/DataTable.tsx";
 import styles from "./ServiceStatus.module.css";
 
 const count = (value: number | null) => (value === null ? "—" : String(value));
@@ -45,38 +46,24 @@ export function ServiceStatus() {
       <p className={styles.sandbox}>
         {sandbox.available ? "Process sandbox: available on the API's host." : `Process sandbox: not available (${sandbox.reason ?? "no reason given"}).`}
       </p>
-      <div className={styles.scroller}>
-        <table className="data-table">
-          <caption className="visually-hidden">Workers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Worker</th>
-              <th scope="col">Host</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Started</th>
-              <th scope="col">Last seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {workers.length === 0 && (
-              <tr>
-                <td colSpan={5}>No worker has reported in the last 30 seconds: runs wait in the queue until one starts.</td>
-              </tr>
-            )}
-            {workers.map((worker) => (
-              <tr key={worker.id}>
-                <td className={styles.mono}>{worker.id}</td>
-                <td>{worker.host}</td>
-                <td>
-                  {worker.active_runs} / {worker.concurrency}
-                </td>
-                <td>{formatDateTime(worker.started_at)}</td>
-                <td>{formatRelative(worker.last_seen_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption="Workers" columns={["Worker", "Host", "Runs", "Started", "Last seen"]}>
+        {workers.length === 0 && (
+          <tr>
+            <td colSpan={5}>No worker has reported in the last 30 seconds: runs wait in the queue until one starts.</td>
+          </tr>
+        )}
+        {workers.map((worker) => (
+          <tr key={worker.id}>
+            <td className={styles.mono}>{worker.id}</td>
+            <td>{worker.host}</td>
+            <td>
+              {worker.active_runs} / {worker.concurrency}
+            </td>
+            <td>{formatDateTime(worker.started_at)}</td>
+            <td>{formatRelative(worker.last_seen_at)}</td>
+          </tr>
+        ))}
+      </DataTable>
     </div>
   );
 }

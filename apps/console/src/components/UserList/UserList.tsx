@@ -12,6 +12,7 @@ import { SelectField } from "../Form/SelectField.tsx";
 import { Loading } from "../Loading/Loading.tsx";
 import { NewTokenNotice } from "../NewTokenNotice/NewTokenNotice.tsx";
 import { UserLimitsEditor } from "../UserLimitsEditor/UserLimitsEditor.tsx";
+import { DataTable } from "../DataTable/DataTable.tsx";
 import styles from "./UserList.module.css";
 
 const ROLE_OPTIONS = [
@@ -49,97 +50,90 @@ export function UserList() {
           onDone={() => rotate.reset()}
         />
       )}
-      <div className={styles.scroller}>
-        <table className="data-table">
-          <caption className="visually-hidden">Users</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Usage today</th>
-              <th scope="col">Limits: active, runs a day, tokens a day (empty: the setting)</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((user) => (
-              <tr key={user.id} data-user={user.name} className={user.disabled ? styles.disabledRow : undefined}>
-                <th scope="row" className={styles.name}>
-                  {user.name}
-                  {user.id === me.data?.id && <span className={styles.you}> (you)</span>}
-                </th>
-                <td>
-                  <SelectField
-                    label={`Role of ${user.name}`}
-                    hideLabel
-                    options={ROLE_OPTIONS}
-                    value={user.role}
-                    disabled={busy(user, "role")}
-                    onChange={(event) => update.mutate({ userId: user.id, changes: { role: event.target.value as Role } })}
-                    fieldClassName={styles.role}
-                  />
-                </td>
-                <td>{user.disabled ? <Badge tone="danger">disabled</Badge> : <Badge tone="success">enabled</Badge>}</td>
-                <td className={styles.usage} data-usage={user.name}>
-                  <span>
-                    {user.usage.active_runs}/{user.limits.max_active_runs} active
-                  </span>
-                  <span>{formatUsage(user.usage.runs_today, user.limits.runs_per_day)} runs</span>
-                  <span>{formatUsage(user.usage.tokens_today, user.limits.tokens_per_day)} tokens</span>
-                </td>
-                <td>
-                  <UserLimitsEditor
-                    key={`${user.max_active_runs}-${user.runs_per_day}-${user.tokens_per_day}`}
-                    user={user}
-                    busy={busy(user, "max_active_runs")}
-                    onSave={(changes) => update.mutate({ userId: user.id, changes })}
-                  />
-                </td>
-                <td className="muted">{formatDateTime(user.created_at)}</td>
-                <td>
-                  <span className={styles.actions}>
-                    {confirmingTokenFor === user.id ? (
-                      <>
-                        <Button
-                          size="small"
-                          variant="danger"
-                          busy={rotate.isPending}
-                          aria-label={`Replace ${user.name}'s token`}
-                          onClick={() => rotate.mutate({ userId: user.id, name: user.name }, { onSettled: () => setConfirmingTokenFor(null) })}
-                        >
-                          Replace token
-                        </Button>
-                        <Button size="small" variant="ghost" onClick={() => setConfirmingTokenFor(null)}>
-                          Keep
-                        </Button>
-                      </>
-                    ) : (
-                      <>
-                        <Button
-                          size="small"
-                          variant={user.disabled ? "secondary" : "danger"}
-                          busy={busy(user, "disabled")}
-                          aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
-                          onClick={() => update.mutate({ userId: user.id, changes: { disabled: !user.disabled } })}
-                        >
-                          {user.disabled ? "Enable" : "Disable"}
-                        </Button>
-                        <Button size="small" aria-label={`New token for ${user.name}`} onClick={() => setConfirmingTokenFor(user.id)}>
-                          New token
-                        </Button>
-                      </>
-                    )}
-                  </span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Users"
+        columns={[
+          "Name",
+          "Role",
+          "Status",
+          "Usage today",
+          "Limits: active, runs a day, tokens a day (empty: the setting)",
+          "Created",
+          { visuallyHidden: "Actions" },
+        ]}
+      >
+        {users.data.map((user) => (
+          <tr key={user.id} data-user={user.name} className={user.disabled ? styles.disabledRow : undefined}>
+            <th scope="row" className={styles.name}>
+              {user.name}
+              {user.id === me.data?.id && <span className={styles.you}> (you)</span>}
+            </th>
+            <td>
+              <SelectField
+                label={`Role of ${user.name}`}
+                hideLabel
+                options={ROLE_OPTIONS}
+                value={user.role}
+                disabled={busy(user, "role")}
+                onChange={(event) => update.mutate({ userId: user.id, changes: { role: event.target.value as Role } })}
+                fieldClassName={styles.role}
+              />
+            </td>
+            <td>{user.disabled ? <Badge tone="danger">disabled</Badge> : <Badge tone="success">enabled</Badge>}</td>
+            <td className={styles.usage} data-usage={user.name}>
+              <span>
+                {user.usage.active_runs}/{user.limits.max_active_runs} active
+              </span>
+              <span>{formatUsage(user.usage.runs_today, user.limits.runs_per_day)} runs</span>
+              <span>{formatUsage(user.usage.tokens_today, user.limits.tokens_per_day)} tokens</span>
+            </td>
+            <td>
+              <UserLimitsEditor
+                key={`${user.max_active_runs}-${user.runs_per_day}-${user.tokens_per_day}`}
+                user={user}
+                busy={busy(user, "max_active_runs")}
+                onSave={(changes) => update.mutate({ userId: user.id, changes })}
+              />
+            </td>
+            <td className="muted">{formatDateTime(user.created_at)}</td>
+            <td>
+              <span className={styles.actions}>
+                {confirmingTokenFor === user.id ? (
+                  <>
+                    <Button
+                      size="small"
+                      variant="danger"
+                      busy={rotate.isPending}
+                      aria-label={`Replace ${user.name}'s token`}
+                      onClick={() => rotate.mutate({ userId: user.id, name: user.name }, { onSettled: () => setConfirmingTokenFor(null) })}
+                    >
+                      Replace token
+                    </Button>
+                    <Button size="small" variant="ghost" onClick={() => setConfirmingTokenFor(null)}>
+                      Keep
+                    </Button>
+                  </>
+                ) : (
+                  <>
+                    <Button
+                      size="small"
+                      variant={user.disabled ? "secondary" : "danger"}
+                      busy={busy(user, "disabled")}
+                      aria-label={`${user.disabled ? "Enable" : "Disable"} ${user.name}`}
+                      onClick={() => update.mutate({ userId: user.id, changes: { disabled: !user.disabled } })}
+                    >
+                      {user.disabled ? "Enable" : "Disable"}
+                    </Button>
+                    <Button size="small" aria-label={`New token for ${user.name}`} onClick={() => setConfirmingTokenFor(user.id)}>
+                      New token
+                    </Button>
+                  </>
+                )}
+              </span>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { formatDateTime } from "../../lib/format.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Badge, type BadgeTone } from "../Badge/Badge.tsx";
 import { Loading } from "../Loading/Loading.tsx";
+import { DataTable } from "../DataTable/DataTable.tsx";
 import styles from "./WebhookDeliveries.module.css";
 
 const STATUS_TONE: Record<WebhookDelivery["status"], BadgeTone> = {
@@ -28,41 +29,26 @@ export function WebhookDeliveries({ webhookId }: { webhookId: string }) {
   if (deliveries.isError) return <Alert>{errorMessage(deliveries.error)}</Alert>;
   if (deliveries.data.length === 0) return <p className={styles.empty}>No deliveries yet: events of your runs of the chosen types will appear here.</p>;
   return (
-    <div className={styles.scroll}>
-      <table className="data-table">
-        <caption className="visually-hidden">Latest deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Created</th>
-            <th scope="col">Next attempt</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.data.map((delivery) => (
-            <tr key={delivery.id}>
-              <td>
-                <span className={styles.event}>{delivery.event}</span>
-                <span className={styles.detail} title={delivery.id}>
-                  {delivery.run_id} · #{delivery.event_seq}
-                </span>
-              </td>
-              <td>
-                <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
-              </td>
-              <td title={delivery.attempt_log.map((attempt) => `${attempt.attempt}: ${attempt.status_code ?? attempt.error ?? "?"}`).join("\n")}>
-                {delivery.attempts}
-              </td>
-              <td>{lastAnswer(delivery)}</td>
-              <td>{formatDateTime(delivery.created_at)}</td>
-              <td>{delivery.next_attempt_at ? formatDateTime(delivery.next_attempt_at) : "—"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption="Latest deliveries" columns={["Event", "Status", "Attempts", "Last answer", "Created", "Next attempt"]} className={styles.scroll}>
+      {deliveries.data.map((delivery) => (
+        <tr key={delivery.id}>
+          <td>
+            <span className={styles.event}>{delivery.event}</span>
+            <span className={styles.detail} title={delivery.id}>
+              {delivery.run_id} · #{delivery.event_seq}
+            </span>
+          </td>
+          <td>
+            <Badge tone={STATUS_TONE[delivery.status]}>{delivery.status}</Badge>
+          </td>
+          <td title={delivery.attempt_log.map((attempt) => `${attempt.attempt}: ${attempt.status_code ?? attempt.error ?? "?"}`).join("\n")}>
+            {delivery.attempts}
+          </td>
+          <td>{lastAnswer(delivery)}</td>
+          <td>{formatDateTime(delivery.created_at)}</td>
+          <td>{delivery.next_attempt_at ? formatDateTime(delivery.next_attempt_at) : "—"}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

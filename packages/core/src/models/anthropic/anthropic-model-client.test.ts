@@ -1,20 +1,12 @@
-import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeProviderServer, type FakeProviderServer } from "../../testing/fake-provider-server.ts";
+import { describe, expect, it } from "vitest";
+import type { FakeProviderServer } from "../../testing/fake-provider-server.ts";
+import { freePort, modelRequest, useFakeProviderServer } from "../model-client-test-setup.ts";
 import type { ModelRequest } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
 import { createAnthropicModelClient } from "./anthropic-model-client.ts";
 
 let server: FakeProviderServer;
-beforeAll(async () => {
-  server = await startFakeProviderServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+useFakeProviderServer((started) => (server = started));
 
 const writeFileTool = {
   name: "write_file",
@@ -23,14 +15,7 @@ const writeFileTool = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: "claude-sonnet-4-5",
-    messages: [{ role: "user", content: "hello" }],
-    tools: [],
-    signal: new AbortController().signal,
-    inactivityTimeoutMs: 5000,
-    ...overrides,
-  };
+  return modelRequest("claude-sonnet-4-5", overrides);
 }
 
 function client(overrides: Partial<Parameters<typeof createAnthropicModelClient>[0]> = {}) {
@@ -176,13 +161,7 @@ describe("createAnthropicModelClient", () => {
   });
 
   it("names the URL it tried when the connection is refused", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer();
-      probe.listen(0, "127.0.0.1", () => {
-        const { port: chosen } = probe.address() as { port: number };
-        probe.close(() => resolve(chosen));
-      });
-    });
+    const port = await freePort();
     const error = await createAnthropicModelClient({ apiKey: "k", baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 })
       .complete(request())
       .catch((caught: unknown) => caught);

@@ -1,20 +1,12 @@
-import { createServer } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeProviderServer, type FakeProviderServer } from "../../testing/fake-provider-server.ts";
+import { describe, expect, it } from "vitest";
+import { type FakeProviderServer, startFakeProviderServer } from "../../testing/fake-provider-server.ts";
+import { freePort, modelRequest, useFakeProviderServer } from "../model-client-test-setup.ts";
 import type { ModelRequest } from "../model-client.ts";
 import { ModelProviderError, StreamTimeoutError } from "../model-errors.ts";
 import { createOpenAIModelClient } from "./openai-model-client.ts";
 
 let server: FakeProviderServer;
-beforeAll(async () => {
-  server = await startFakeProviderServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+useFakeProviderServer((started) => (server = started));
 
 const readFileTool = {
   name: "read_file",
@@ -23,14 +15,7 @@ const readFileTool = {
 };
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    model: "llama3.1",
-    messages: [{ role: "user", content: "hello" }],
-    tools: [],
-    signal: new AbortController().signal,
-    inactivityTimeoutMs: 5000,
-    ...overrides,
-  };
+  return modelRequest("llama3.1", overrides);
 }
 
 function client(overrides: Partial<Parameters<typeof createOpenAIModelClient>[0]> = {}) {
@@ -256,13 +241,3 @@ describe("createOpenAIModelClient", () => {
     expect(response.finishReason).toBe("tool_calls");
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -1,5 +1,6 @@
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ModelMessage, ModelToolSchema } from "../model-client.ts";
+import { toolSchemaJson } from "../tool-schema-json.ts";
 
 /**
  * ModelMessage → Chat Completions messages. Assistant turns carry `tool_calls`, tool results carry
@@ -38,19 +39,11 @@ export function toOpenAIMessages(messages: readonly ModelMessage[]): ChatComplet
   });
 }
 
-/** Each tool schema's wire JSON, per schema object: the registry hands out the same objects every round. */
-const OPENAI_TOOL_JSON = new WeakMap<ModelToolSchema, string>();
-
 /** The request's `tools` array as JSON text, put together from each schema's JSON serialized once. */
 export function openAIToolsJson(tools: readonly ModelToolSchema[]): string {
-  const parts = tools.map((tool) => {
-    let json = OPENAI_TOOL_JSON.get(tool);
-    if (json === undefined) {
-      const wire: ChatCompletionFunctionTool = { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
-      json = JSON.stringify(wire);
-      OPENAI_TOOL_JSON.set(tool, json);
-    }
-    return json;
-  });
-  return `[${parts.join(",")}]`;
+  return `[${tools.map((tool) => toolSchemaJson(tool, "openai", toOpenAIFunctionTool)).join(",")}]`;
+}
+
+function toOpenAIFunctionTool(tool: ModelToolSchema): ChatCompletionFunctionTool {
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
 }

@@ -1,5 +1,5 @@
 import type { Span } from "@opentelemetry/api";
-import { inSpan, markSpanFailed } from "../../telemetry/in-span.ts";
+import { inSpan, markSpanFailed, setSpanAttributes } from "../../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import { loadRunContext } from "../load-run-context.ts";
 import { LeaseLostError } from "../run-errors.ts";
@@ -20,7 +20,7 @@ export type { ExecuteRunInput };
  * rounds until the model answers without calls.
  */
 export function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunInput): Promise<RunOutcome> {
-  const attributes = { [TraceAttribute.runId]: input.lease.runId, [TraceAttribute.resumed]: input.lease.resumed };
+  const attributes = () => ({ [TraceAttribute.runId]: input.lease.runId, [TraceAttribute.resumed]: input.lease.resumed });
   return inSpan(SpanName.runExecute, attributes, async (span) => {
     const outcome = await executeRunSteps(dependencies, input, span);
     span.setAttribute(TraceAttribute.outcome, outcome.kind);
@@ -32,7 +32,7 @@ export function executeRun(dependencies: RunLoopDependencies, input: ExecuteRunI
 
 async function executeRunSteps(dependencies: RunLoopDependencies, input: ExecuteRunInput, span: Span): Promise<RunOutcome> {
   const context = input.context ?? (await loadRunContext(dependencies.prisma, input.lease.runId));
-  span.setAttributes({ [TraceAttribute.chatId]: context.run.chatId, [TraceAttribute.genAiRequestModel]: context.run.model });
+  setSpanAttributes(span, () => ({ [TraceAttribute.chatId]: context.run.chatId, [TraceAttribute.genAiRequestModel]: context.run.model }));
   const execution = new RunExecution(dependencies, input, context);
   try {
     stageStart(execution);

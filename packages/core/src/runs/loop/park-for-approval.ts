@@ -36,11 +36,11 @@ export interface ParkOptions {
  * names the calls that tainted the run (not sealed: it explains the pause, it decides nothing).
  */
 export function parkForApproval(execution: RunExecution, requests: readonly ApprovalRequest[], options: ParkOptions): Promise<StepOutcome> {
-  const attributes = {
+  const attributes = () => ({
     [TraceAttribute.runId]: execution.context.run.id,
     [TraceAttribute.approvalTools]: requests.map((request) => request.call.name),
     [TraceAttribute.approvalReasons]: requests.map((request) => request.reason),
-  };
+  });
   return inSpan(SpanName.approvalPause, attributes, async (span) => {
     const step = await writeApprovalsAndPark(execution, requests, options);
     if (step.kind === "stop" && step.outcome !== "cancel" && step.outcome.kind === "parked")

@@ -1,6 +1,6 @@
 import type { Span } from "@opentelemetry/api";
 import { AgentqError } from "../../errors/agentq-error.ts";
-import { inSpan, markSpanFailed } from "../../telemetry/in-span.ts";
+import { inSpan, markSpanFailed, setSpanAttributes } from "../../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import type { ModelClient, ModelMessage, ModelResponse, ModelToolSchema } from "../../models/model-client.ts";
 import { StreamTimeoutError } from "../../models/model-errors.ts";
@@ -30,16 +30,16 @@ export type ModelRequestResult =
 
 /** Streams one model response, publishing text deltas live; a failure is returned, not thrown. */
 export function requestModel(input: RequestModelInput): Promise<ModelRequestResult> {
-  const attributes = { [TraceAttribute.runId]: input.runId, [TraceAttribute.genAiOperation]: "chat", [TraceAttribute.genAiRequestModel]: input.model };
+  const attributes = () => ({ [TraceAttribute.runId]: input.runId, [TraceAttribute.genAiOperation]: "chat", [TraceAttribute.genAiRequestModel]: input.model });
   return inSpan(SpanName.modelCall, attributes, async (span) => {
     const result = await streamResponse(input, span);
     if (result.kind === "answered") {
       const { usage, finishReason } = result.response;
-      span.setAttributes({
+      setSpanAttributes(span, () => ({
         [TraceAttribute.genAiInputTokens]: usage.inputTokens,
         [TraceAttribute.genAiOutputTokens]: usage.outputTokens,
         [TraceAttribute.genAiFinishReasons]: [finishReason],
-      });
+      }));
     } else {
       // The error's code, not its message: a provider's message can quote the request (spans carry no run content).
       markSpanFailed(span, result.kind === "failed" ? (result.error instanceof AgentqError ? result.error.code : "model_call_failed") : result.kind);

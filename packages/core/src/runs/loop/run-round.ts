@@ -15,7 +15,11 @@ import { runToolCalls } from "./run-tool-calls.ts";
 
 /** One model request and what follows from its answer: the next round, the run's end, or a stop. */
 export function runRound(execution: RunExecution): Promise<StepOutcome> {
-  return inSpan(SpanName.round, { [TraceAttribute.runId]: execution.context.run.id }, (span) => runRoundSteps(execution, span));
+  return inSpan(
+    SpanName.round,
+    () => ({ [TraceAttribute.runId]: execution.context.run.id }),
+    (span) => runRoundSteps(execution, span),
+  );
 }
 
 async function runRoundSteps(execution: RunExecution, span: Span): Promise<StepOutcome> {

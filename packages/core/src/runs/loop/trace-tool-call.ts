@@ -18,12 +18,12 @@ export async function traceToolCall(
   effects: readonly string[],
   work: (span: Span) => Promise<ToolCallOutcome> | ToolCallOutcome,
 ): Promise<void> {
-  const attributes = {
+  const attributes = () => ({
     [TraceAttribute.runId]: execution.context.run.id,
     [TraceAttribute.toolName]: call.name,
     [TraceAttribute.toolCallId]: call.callId,
     [TraceAttribute.toolEffects]: [...effects],
-  };
+  });
   await inSpan(SpanName.toolCall, attributes, async (span) => {
     span.setAttribute(TraceAttribute.outcome, await work(span));
   });
