@@ -40,6 +40,8 @@ describe("what the API answers about a run is what Postgres holds", () => {
       allow_bash: row.allowBash,
       allow_web_search: row.allowWebSearch,
       use_web: row.useWeb,
+      // Stored empty (or null, as Prisma declares a list column): no limit.
+      tools: row.tools.length > 0 ? row.tools : null,
       status: row.status,
       rounds: row.rounds,
       tool_calls: row.toolCalls,
@@ -171,11 +173,21 @@ describe("what the API answers about a run is what Postgres holds", () => {
       allow_bash: true,
       allow_web_search: false,
       use_web: true,
+      tools: ["read_file", "list_files"],
       multitask: "enqueue",
     });
     expect(response.status).toBe(202);
     const row = await stack.prisma.run.findUniqueOrThrow({ where: { id: response.body.id } });
-    expect(row).toMatchObject({ chatId, mode: "guide", allowBash: true, allowWebSearch: false, useWeb: true, model: "fake-model", cancelRequested: false });
+    expect(row).toMatchObject({
+      chatId,
+      mode: "guide",
+      allowBash: true,
+      allowWebSearch: false,
+      useWeb: true,
+      tools: ["read_file", "list_files"],
+      model: "fake-model",
+      cancelRequested: false,
+    });
     const [queued] = await storedEvents(row.id);
     expect(queued).toEqual({ seq: 1, type: "run.queued", at: row.createdAt.toISOString(), data: { multitask: "enqueue" } });
     await stack.waitForRun(row.id);
