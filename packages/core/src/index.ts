@@ -47,7 +47,7 @@ export { type DirectoryListing, listWorkspaceDirectory } from "./workspaces/list
 export { createAgentqTools } from "./tools/create-agentq-tools.ts";
 export { DOCUMENT_MAX_CHARS, DocumentStore, documentStoreOf, RevisionConflictError, toDocumentSummary, toDocumentView } from "./documents/document-store.ts";
 export { EXPORT_FORMATS, type ExportFormat, exportDocument } from "./documents/export-document.ts";
-export { createToolRegistry, type ToolRegistry } from "./tools/tool-registry.ts";
+export { createToolRegistry, TOOL_NAME_PATTERN, type ToolRegistry } from "./tools/tool-registry.ts";
 export type { ToolDefinition, ToolResult } from "./tools/tool-definition.ts";
 export { effectLabels } from "./policy/effects.ts";
 export { offeredTools } from "./policy/offered-tools.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type getRunView, RunStatus } from "@agentq/core";
+import { type getRunView, RunStatus, TOOL_NAME_PATTERN } from "@agentq/core";
 import { jsonObject, timestamp } from "./common-schemas.ts";
 
 export const runStatusSchema = z
@@ -98,9 +98,6 @@ export const runEventsPageSchema = z
   })
   .meta({ id: "EventsPage" });
 
-/** What a tool name may be (the providers' own rule for function names). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
 export const createRunBodySchema = z
   .object({
     input: z.string().min(1, "input must not be empty").max(1_000_000),
@@ -110,7 +107,7 @@ export const createRunBodySchema = z
     allow_web_search: z.boolean().optional().meta({ description: "default true; false wins over `use_web`" }),
     use_web: z.boolean().optional().meta({ description: "default false: web tools are offered only when true" }),
     tools: z
-      .array(z.string().regex(TOOL_NAME, "a tool name is letters, digits, _ and -, at most 64 characters"))
+      .array(z.string().regex(TOOL_NAME_PATTERN, "a tool name is letters, digits, _ and -, at most 64 characters"))
       .min(1, "list at least one tool (mode `guide` offers none)")
       .max(200)
       .optional()

@@ -1,17 +1,19 @@
 import { z } from "zod";
 import type { ToolDefinition, ToolResult } from "../tools/tool-definition.ts";
+import { TOOL_NAME_PATTERN } from "../tools/tool-registry.ts";
 import type { McpListedTool } from "./mcp-server-registration.ts";
 
-/** `mcp__<server>__<tool>`; providers accept at most 64 characters of `[a-zA-Z0-9_-]`. */
-export function mcpToolName(serverName: string, toolName: string): string {
-  return `mcp__${serverName}__${toolName}`;
-}
+/** What every MCP server's tool's name starts with. */
+export const MCP_TOOL_PREFIX = "mcp__";
 
-const OFFERABLE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** `mcp__<server>__<tool>`; providers accept at most 64 characters of `[a-zA-Z0-9_-]` (TOOL_NAME_PATTERN). */
+export function mcpToolName(serverName: string, toolName: string): string {
+  return `${MCP_TOOL_PREFIX}${serverName}__${toolName}`;
+}
 
 /** A server's tool whose full name no provider would accept is not offered (the server's status says so). */
 export function isOfferableMcpTool(serverName: string, toolName: string): boolean {
-  return OFFERABLE_NAME.test(mcpToolName(serverName, toolName));
+  return TOOL_NAME_PATTERN.test(mcpToolName(serverName, toolName));
 }
 
 /** Calls one tool of a connected server; failures are results, never exceptions. */

@@ -1,8 +1,6 @@
 import { InvalidRequestError } from "../errors/agentq-error.ts";
-import { mcpToolName } from "../mcp/create-mcp-tool.ts";
+import { MCP_TOOL_PREFIX } from "../mcp/create-mcp-tool.ts";
 import type { ToolRegistry } from "./tool-registry.ts";
-
-const MCP_PREFIX = mcpToolName("", "").slice(0, -2);
 
 /**
  * The tools a new run is limited to (POST /api/chats/:id/runs `tools`), each named once. A name
@@ -10,7 +8,7 @@ const MCP_PREFIX = mcpToolName("", "").slice(0, -2);
  * it is not looked up): a misspelt name would otherwise leave the run silently without that tool.
  */
 export function checkRunToolList(registry: ToolRegistry, names: readonly string[]): string[] {
-  const unknown = names.filter((name) => registry.get(name) === undefined && !name.startsWith(MCP_PREFIX));
+  const unknown = names.filter((name) => registry.get(name) === undefined && !name.startsWith(MCP_TOOL_PREFIX));
   if (unknown.length > 0) {
     throw new InvalidRequestError(`tools: no tool is named ${unknown.join(", ")} (GET /api/tools lists them)`, { field: "tools", unknown });
   }

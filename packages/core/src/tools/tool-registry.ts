@@ -18,7 +18,7 @@ export interface ToolRegistry {
 }
 
 /** Providers accept at most this (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`); checking at startup beats a 400 mid-run. */
-const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Holds the tools a process knows. Duplicate or malformed names and non-object argument schemas
