@@ -57,13 +57,14 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     stop();
     options.onEnd();
   };
-  let read = options.firstRead ?? ((after: number, limit: number) => readRunEvents(options.prisma, options.runId, after, limit));
+  const readStored = (after: number, limit: number) => readRunEvents(options.prisma, options.runId, after, limit);
+  let read = options.firstRead ?? readStored;
   /** Delivers what Postgres has after the last delivered seq; returns the last page read (none if stopped). */
   const fetchMissing = async () => {
     let page: RunEventsPage | undefined;
     while (!stopped) {
       page = await read(lastSeq, REPLAY_PAGE_SIZE);
-      read = (after, limit) => readRunEvents(options.prisma, options.runId, after, limit);
+      read = readStored;
       deliver(page.events);
       if (page.events.length < REPLAY_PAGE_SIZE) break;
     }
@@ -83,11 +84,11 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     if (stopped || ended) return;
     if (!page.run || (isTerminal(page.run.status) && page.run.lastEventSeq <= lastSeq)) end();
   };
-  const catchUp = () =>
-    enqueue(async () => {
-      const page = await fetchMissing();
-      if (page) endIfAlreadyFinished(page);
-    });
+  const replay = async () => {
+    const page = await fetchMissing();
+    if (page) endIfAlreadyFinished(page);
+  };
+  const catchUp = () => enqueue(replay);
   const schedulePoll = () => {
     if (poll) clearTimeout(poll);
     if (!stopped) poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);
@@ -102,8 +103,7 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
   const firstCatchUp = enqueue(async () => {
     await subscription;
     try {
-      const page = await fetchMissing();
-      if (page) endIfAlreadyFinished(page);
+      await replay();
     } catch (error) {
       // Without firstRead a failed read is retried by the poll, as every later one is.
       if (!options.firstRead) return;
