@@ -5,6 +5,7 @@ import { useMcpServers, useMcpServerTools, useRemoveMcpServer } from "../../api/
 import { Alert } from "../Alert/Alert.tsx";
 import { Badge, type BadgeTone } from "../Badge/Badge.tsx";
 import { Button } from "../Button/Button.tsx";
+import { ConfirmActions } from "../ConfirmActions/ConfirmActions.tsx";
 import { EmptyState } from "../EmptyState/EmptyState.tsx";
 import { JsonView } from "../JsonView/JsonView.tsx";
 import { Loading } from "../Loading/Loading.tsx";
@@ -53,20 +54,13 @@ export function McpServerList() {
               <td>
                 <span className={styles.actions}>
                   {confirming === server.name ? (
-                    <>
-                      <Button
-                        size="small"
-                        variant="danger"
-                        busy={remove.isPending}
-                        aria-label={`Remove ${server.name} now`}
-                        onClick={() => remove.mutate(server.name, { onSettled: () => setConfirming(null) })}
-                      >
-                        Remove
-                      </Button>
-                      <Button size="small" variant="ghost" onClick={() => setConfirming(null)}>
-                        Keep
-                      </Button>
-                    </>
+                    <ConfirmActions
+                      label="Remove"
+                      ariaLabel={`Remove ${server.name} now`}
+                      busy={remove.isPending}
+                      onConfirm={() => remove.mutate(server.name, { onSettled: () => setConfirming(null) })}
+                      onCancel={() => setConfirming(null)}
+                    />
                   ) : (
                     <>
                       <Button

@@ -8,6 +8,7 @@ import { formatUsage } from "../../lib/format-usage.ts";
 import { Alert } from "../Alert/Alert.tsx";
 import { Badge } from "../Badge/Badge.tsx";
 import { Button } from "../Button/Button.tsx";
+import { ConfirmActions } from "../ConfirmActions/ConfirmActions.tsx";
 import { SelectField } from "../Form/SelectField.tsx";
 import { Loading } from "../Loading/Loading.tsx";
 import { NewTokenNotice } from "../NewTokenNotice/NewTokenNotice.tsx";
@@ -99,20 +100,13 @@ export function UserList() {
             <td>
               <span className={styles.actions}>
                 {confirmingTokenFor === user.id ? (
-                  <>
-                    <Button
-                      size="small"
-                      variant="danger"
-                      busy={rotate.isPending}
-                      aria-label={`Replace ${user.name}'s token`}
-                      onClick={() => rotate.mutate({ userId: user.id, name: user.name }, { onSettled: () => setConfirmingTokenFor(null) })}
-                    >
-                      Replace token
-                    </Button>
-                    <Button size="small" variant="ghost" onClick={() => setConfirmingTokenFor(null)}>
-                      Keep
-                    </Button>
-                  </>
+                  <ConfirmActions
+                    label="Replace token"
+                    ariaLabel={`Replace ${user.name}'s token`}
+                    busy={rotate.isPending}
+                    onConfirm={() => rotate.mutate({ userId: user.id, name: user.name }, { onSettled: () => setConfirmingTokenFor(null) })}
+                    onCancel={() => setConfirmingTokenFor(null)}
+                  />
                 ) : (
                   <>
                     <Button
