@@ -1,7 +1,7 @@
 // `npm run bench`: end-to-end workloads against a real agentq (API and worker processes, Postgres,
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
-// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) / BENCH_TOOLS (see TOOLS) override the defaults. BENCH_WORKERS=N starts N worker
+// BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) / BENCH_TOOLS (see TOOLS) / BENCH_WARMUP (see WARMUP) override the defaults. BENCH_WORKERS=N starts N worker
 // processes (default 1), each with BENCH_CONCURRENCY slots; REDIS_URL (a cluster too) replaces the local Redis.
 import WebSocket from "ws";
 import { pool, requestJson } from "./bench-requests.ts";
@@ -14,6 +14,12 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
+/**
+ * Runs of each workload executed before it is measured, not counted (BENCH_WARMUP, default 50): the
+ * peer harness does the same (`--warmup 50`), so both sides are compared warm — connections opened,
+ * statements prepared, code compiled — as a deployment that has been up for a while is.
+ */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 50);
 /**
  * The tools each run is limited to (POST .../runs `tools`): the two the workloads call, as the peers'
  * W1/W2 offer their scripted model two tools. BENCH_TOOLS=all offers every tool a member's switches
@@ -44,8 +50,8 @@ function post(stack: BenchStack, path: string, body: unknown): Promise<any> {
 }
 
 /** W1: write_file b.txt → read_file b.txt → final answer; POST → run.completed on a WebSocket. */
-function workloadW1(stack: BenchStack): Promise<Record<string, unknown>> {
-  return threeRounds(stack, { name: "W1", runs: RUNS, concurrency: CONCURRENCY, modelDelayMs: 0 });
+function workloadW1(stack: BenchStack, runs = RUNS): Promise<Record<string, unknown>> {
+  return threeRounds(stack, { name: "W1", runs, concurrency: CONCURRENCY, modelDelayMs: 0 });
 }
 
 /**
@@ -80,6 +86,7 @@ async function threeRounds(
   });
   const latencies: number[] = [];
   const failedRuns = new Set<string>();
+  const runIds: string[] = [];
   const transactionsBefore = await committedTransactions(stack);
   const cpu = cpuPerRun(stack);
   const started = performance.now();
@@ -91,6 +98,7 @@ async function threeRounds(
       { text: "done", ...delay },
     ]);
     const run = await post(stack, `/api/chats/${chats[index]!.id}/runs`, runBody(input));
+    runIds.push(run.id);
     await new Promise<void>((resolve) => {
       if (early.delete(run.id)) return resolve();
       waiting.set(run.id, resolve);
@@ -104,13 +112,13 @@ async function threeRounds(
   const transactions = (await committedTransactions(stack)) - transactionsBefore;
   socket.close();
   // Checked after the clock stopped, as the peers verify theirs: a run counts once it completed.
-  const completed = await completedRuns(stack);
+  const completed = await completedRuns(stack, runIds);
   latencies.sort((a, b) => a - b);
   const p50 = percentile(latencies, 0.5);
   return {
     workload: options.name,
     worker_processes: stack.workers.length,
-    runs: runs,
+    runs,
     concurrency: concurrency,
     failed: Math.max(failedRuns.size, runs - completed),
     runs_per_s: round(runs / elapsedSeconds),
@@ -123,7 +131,7 @@ async function threeRounds(
     worker_peak_rss_mb: peakRssMb(stack.worker),
     // CPU per run of each process (Postgres: all its processes): less noisy than runs/s on a shared machine.
     cpu_ms_per_run: cpuMsPerRun,
-    ...(process.env.BENCH_TRACE === "1" ? { timeline_ms: await runTimeline(stack) } : {}),
+    ...(process.env.BENCH_TRACE === "1" ? { timeline_ms: await runTimeline(stack, runIds) } : {}),
   };
 }
 
@@ -139,10 +147,10 @@ async function withBenchDatabase<T>(stack: BenchStack, work: (client: import("pg
   }
 }
 
-/** Runs of the bench's database that completed. */
-async function completedRuns(stack: BenchStack): Promise<number> {
+/** Runs of `runIds` that completed. */
+async function completedRuns(stack: BenchStack, runIds: readonly string[]): Promise<number> {
   return withBenchDatabase(stack, async (client) => {
-    const { rows } = await client.query<{ count: number }>("SELECT count(*)::int AS count FROM runs WHERE status = 'completed'");
+    const { rows } = await client.query<{ count: number }>("SELECT count(*)::int AS count FROM runs WHERE status = 'completed' AND id = ANY($1)", [runIds]);
     return rows[0]?.count ?? 0;
   });
 }
@@ -152,11 +160,12 @@ async function completedRuns(stack: BenchStack): Promise<number> {
  * run.queued): when the runs were created (first, median, last), when they started (median, last), and
  * the median and last completion.
  */
-async function runTimeline(stack: BenchStack): Promise<Record<string, number>> {
+async function runTimeline(stack: BenchStack, runIds: readonly string[]): Promise<Record<string, number>> {
   return withBenchDatabase(stack, async (client) => {
     const { rows } = await client.query<{ type: string; at: number[] }>(
       `SELECT type, array_agg((extract(epoch FROM created_at) * 1000)::float8 ORDER BY created_at) AS at FROM run_events
-      WHERE type IN ('run.queued', 'run.started', 'run.completed') GROUP BY type`,
+      WHERE type IN ('run.queued', 'run.started', 'run.completed') AND run_id = ANY($1) GROUP BY type`,
+      [runIds],
     );
     const times = Object.fromEntries(rows.map((row) => [row.type, row.at]));
     const origin = times["run.queued"]?.[0] ?? 0;
@@ -177,10 +186,10 @@ async function runTimeline(stack: BenchStack): Promise<Record<string, number>> {
  * A client decides allow_task as soon as approval.required arrives; resume latency is the time from
  * sending that decision to the write's tool.completed on the WebSocket.
  */
-async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
+async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string, unknown>> {
   const workspace = await post(stack, "/api/workspaces", { name: "bench" });
   await put(stack, `/api/workspaces/${workspace.id}/files/a.txt`, { content: "input for the benchmark\n" });
-  const chats = await Promise.all(Array.from({ length: RUNS }, () => post(stack, "/api/chats", { workspace_id: workspace.id })));
+  const chats = await Promise.all(Array.from({ length: runs }, () => post(stack, "/api/chats", { workspace_id: workspace.id })));
   const finished = new Map<string, () => void>();
   const decidedAt = new Map<string, number>();
   const decidedWallClock = new Map<string, number>();
@@ -204,7 +213,7 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
   });
   const cpu = cpuPerRun(stack);
   const started = performance.now();
-  await pool(RUNS, CONCURRENCY, async (index) => {
+  await pool(runs, CONCURRENCY, async (index) => {
     const input = scenarioInput([
       { tool: "read_file", args: { path: "a.txt" } },
       { tool: "write_file", args: { path: `b-${index}.txt`, content: "out" } },
@@ -217,15 +226,15 @@ async function workloadW2(stack: BenchStack): Promise<Record<string, unknown>> {
     });
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
-  const cpuMsPerRun = cpu(RUNS);
+  const cpuMsPerRun = cpu(runs);
   socket.close();
   resumeLatencies.sort((a, b) => a - b);
   return {
     workload: "W2",
-    runs: RUNS,
+    runs,
     concurrency: CONCURRENCY,
     failed,
-    runs_per_s: round(RUNS / elapsedSeconds),
+    runs_per_s: round(runs / elapsedSeconds),
     resume_latency_ms: { p50: round(percentile(resumeLatencies, 0.5)), p99: round(percentile(resumeLatencies, 0.99)) },
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
@@ -383,6 +392,17 @@ const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<s
 };
 
 /**
+ * What runs before a workload is measured (WARMUP runs, on the same stack): the workload itself for
+ * W1 and W2, W2 before PARKED (it parks and resumes), W1 with the instant model before SLOW.
+ */
+const WARMUP_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<unknown>> = {
+  W1: (stack) => workloadW1(stack, WARMUP),
+  W2: (stack) => workloadW2(stack, WARMUP),
+  PARKED: (stack) => workloadW2(stack, WARMUP),
+  SLOW: (stack) => workloadW1(stack, WARMUP),
+};
+
+/**
  * The engine workloads run one user's runs at the bench's concurrency: that user may have that many
  * active (max_active_runs, default 20) and the API answers every request (api_rate_limit_per_minute, default 600).
  */
@@ -406,7 +426,9 @@ for (const name of WORKLOADS) {
   const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY, workers: WORKERS });
   try {
     await liftLimits(stack);
-    console.log(JSON.stringify({ ...(await workload(stack)), tools: TOOLS ?? "all" }));
+    const warmup = WARMUP > 0 ? WARMUP_FUNCTIONS[name] : undefined;
+    if (warmup) await warmup(stack);
+    console.log(JSON.stringify({ ...(await workload(stack)), warmup: warmup ? WARMUP : 0, tools: TOOLS ?? "all" }));
   } finally {
     await stack.close();
   }
