@@ -393,7 +393,8 @@ const WORKLOAD_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<Record<s
 
 /**
  * What runs before a workload is measured (WARMUP runs, on the same stack): the workload itself for
- * W1 and W2, W2 before PARKED (it parks and resumes), W1 with the instant model before SLOW.
+ * W1 and W2, W2 before PARKED (it parks and resumes), W1 with the instant model before SLOW; nothing
+ * before FAIR, whose figures compare two users against each other in the same run.
  */
 const WARMUP_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<unknown>> = {
   W1: (stack) => workloadW1(stack, WARMUP),
