@@ -42,7 +42,11 @@ export interface CreateRunResult {
   created: boolean;
   /** The run may be handed to a worker now (no earlier run of the chat is still active). */
   runnable: boolean;
-  /** Events committed by this call, per run (the new run's run.queued; interrupted runs' run.cancelled). */
+  /**
+   * Events committed by this call on runs that live subscribers may follow: interrupted runs'
+   * run.cancelled. The new run's run.queued is not among them: no one can be subscribed to a run
+   * whose id this call has not yet returned, and a subscriber replays it from Postgres.
+   */
   events: { runId: string; events: RunEventRecord[] }[];
   /** Interrupted runs that a worker is executing: it must be told to stop now. */
   cancelRequested: string[];
@@ -137,12 +141,11 @@ function createdResult(
   events: CreateRunResult["events"],
   cancelRequested: string[],
 ): CreateRunResult {
-  const queued = { seq: 1, type: "run.queued" as const, at: createdAt.toISOString(), data: { multitask: input.multitask } };
   return {
     runId,
     created: true,
     runnable: blockingRuns === 0,
-    events: [...events, { runId, events: [queued] }],
+    events,
     cancelRequested,
     view: queuedRunView({ ...input, id: runId, createdAt }),
   };

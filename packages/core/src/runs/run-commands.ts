@@ -44,8 +44,8 @@ export interface RunCommandDependencies {
 }
 
 /**
- * POST /api/chats/:id/runs: creates the run (multitask rule, idempotency), then publishes what it
- * committed, stops the runs it interrupted and, when nothing is ahead of it in its chat, admits it
+ * POST /api/chats/:id/runs: creates the run (multitask rule, idempotency), then publishes and stops
+ * the runs it interrupted and, when nothing is ahead of it in its chat, admits it
  * (and older queued runs of the user their limits now leave room for) and hands it to a worker. A
  * queue that cannot take the run rejects after the commit: the run is kept, queued, and the
  * reconciler hands it on later.

@@ -13,6 +13,9 @@ export interface CreatePrismaClientOptions {
 
 const sqlPools = new WeakMap<PrismaClient, pg.Pool>();
 
+/** How often each connection plans its prepared statements again (see createPrismaClient). */
+const REPLAN_INTERVAL_MS = 10_000;
+
 /**
  * A Prisma client over the pg driver adapter (Prisma 7: no engine binary). Its pg pool is also
  * reachable through `sqlPoolOf` for the hot-path statements (store/sql-pool.ts); `$disconnect`
@@ -29,15 +32,46 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
   // re-plan the step commit, a dozen CTEs over jsonb parameters, at every bind (about 0.3 ms of its CPU
   // per commit, six commits per run); all of them look rows up by key, which a generic plan does as
   // well. Prisma's own queries are unnamed statements, planned once each way.
+  //
+  // A generic plan is made once, often while the tables are nearly empty (a new deployment, a
+  // connection's first minutes), and kept until an ANALYZE invalidates it, which never comes where
+  // autovacuum is off. On a table of a few pages every lookup is estimated at one row: a sequential
+  // scan is then the cheapest way to find anything, and of two indexes the planner takes the one with
+  // fewer conditions to check. Kept at ten thousand runs, such plans read every run at each step
+  // commit, and every approval of the user at each decision (the (user_id, ...) index instead of the
+  // key). So every REPLAN_INTERVAL_MS each connection drops its plans (DISCARD PLANS, before the next
+  // statement it is handed out for) and plans again at the tables' present size. enable_seqscan off
+  // covers the first interval: every query here finds its rows through an index (a table no index
+  // serves, settings, is still scanned).
+  //
+  // enable_bitmapscan off: plain index scans only. A run's row is updated a dozen times in its life,
+  // and until a vacuum each update leaves index entries of the dead version behind. A plain index scan
+  // that meets one marks it dead, so the next scans skip it; a bitmap scan visits it again every time.
+  // With bitmap scans, counting the few running runs at each admission read every run that had run
+  // since the last vacuum (1,600 pages at 10,000 parked runs). A lookup that needs two indexes at once
+  // is written as a UNION ALL of one lookup each (the run context's grants).
+  //
+  // jit off: with scans disabled the estimated costs exceed the JIT thresholds, and compiling a short
+  // statement costs far more than running it (seconds, measured).
   const pool = new pg.Pool({
     connectionString: options.databaseUrl,
     max: options.poolSize ?? 10,
     idleTimeoutMillis: 0,
-    options: "-c plan_cache_mode=force_generic_plan",
+    options: "-c plan_cache_mode=force_generic_plan -c enable_seqscan=off -c enable_bitmapscan=off -c jit=off",
   });
   // An idle connection that dies (a Postgres restart) must not crash the process; the next query
   // on the pool opens a new one, and a failing query reports its own error.
   pool.on("error", () => undefined);
+  const plannedAt = new WeakMap<pg.PoolClient, number>();
+  pool.on("connect", (client) => plannedAt.set(client, Date.now()));
+  pool.on("acquire", (client) => {
+    const now = Date.now();
+    if (now - (plannedAt.get(client) ?? now) < REPLAN_INTERVAL_MS) return;
+    plannedAt.set(client, now);
+    // Queued on the client ahead of the statement it was acquired for. A failure concerns only this
+    // statement: the plans stay, and the connection's next statement reports its own error.
+    client.query("DISCARD PLANS").catch(() => undefined);
+  });
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   const disconnect = prisma.$disconnect.bind(prisma);
   prisma.$disconnect = async () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type PreparedSql, preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
-import { awaitingAdmission, nothingAheadInChat } from "./run-lease-statements.ts";
+import { admissionOrder, awaitingAdmission, runAwaitingAdmission } from "./run-lease-statements.ts";
 
 // Admission (runs/admit-runs.ts, docs/design.md "Fair dispatch"): which queued runs of a user are
 // handed to the queue, and the limits and usage that decide it.
@@ -49,26 +49,33 @@ export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' A
  * active run.
  *
  * Most admissions find nothing to admit (a run ended and the user has no run waiting for admission):
- * they ask that first, on the (user, status, dispatched_at) index, and count nothing then. Counting
- * visits every active run of the user, and while thousands of resumed runs wait for a worker that
- * cost a few milliseconds under the user's lock at every run's end.
+ * they ask that first, on the (user, status, dispatched_at, created_at, id) index, and count nothing
+ * then. Every part is a range of an index that holds only what it needs, whatever the user has queued
+ * behind: the counts visit the user's active runs (running; queued and admitted), never the runs
+ * waiting for admission, and `picked` reads those in the index's order and stops at its limit
+ * (admissionOrder says why every part names that order). Sorting thousands of waiting runs under the
+ * user's lock at every admission made resuming a backlog quadratic.
  */
 function admissionCtes(user: string, room: { from: string; maxActiveRuns: string; maxWaiting: string }, now: string): string {
+  // Every count reads its rows in an index's order (see admissionOrder): a plain index scan, which
+  // the planner cannot trade for one on another index, and which marks the entries of dead row
+  // versions it meets (a bitmap scan visits them again each time, until a vacuum).
   const idleSlots = `GREATEST(0,
     (SELECT COALESCE(sum(w.concurrency), 0) FROM workers AS w WHERE w.last_seen_at > ${now}::timestamptz - interval '${WORKER_SEEN_WITHIN_SECONDS} seconds')
-    - (SELECT count(*) FROM runs WHERE status = 'running')
-    - (SELECT count(*) FROM runs WHERE status = 'queued' AND dispatched_at IS NOT NULL))`;
+    - (SELECT count(*) FROM (SELECT 1 FROM runs WHERE status = 'running' ORDER BY lease_expires_at) AS running)
+    - (SELECT count(*) FROM (SELECT 1 FROM runs WHERE status = 'queued' AND dispatched_at IS NOT NULL ORDER BY dispatched_at) AS admitted))`;
   const waitingBound = `GREATEST(${room.maxWaiting}, ${idleSlots})`;
   return `counts AS (
-  SELECT count(*) FILTER (WHERE ${ACTIVE_RUN_CONDITION}) AS active,
-    count(*) FILTER (WHERE status = 'queued' AND dispatched_at IS NOT NULL AND lease_version = 0) AS waiting
-  FROM runs WHERE user_id = ${user} AND status IN ('queued', 'running')
+  SELECT admitted.n + (SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'running' ORDER BY ${admissionOrder("r")}) AS running) AS active,
+    admitted.waiting
+  FROM (SELECT count(*) AS n, count(*) FILTER (WHERE lease_version = 0) AS waiting
+    FROM (SELECT r.lease_version FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NOT NULL ORDER BY ${admissionOrder("r")}) AS q) AS admitted
 ),
 picked AS (
   SELECT r.id FROM runs AS r
   WHERE ${awaitingAdmission("r", user)}
-  ORDER BY r.created_at, r.id
-  LIMIT CASE WHEN EXISTS (SELECT 1 FROM runs AS c WHERE ${awaitingAdmission("c", user)})
+  ORDER BY ${admissionOrder("r")}
+  LIMIT CASE WHEN ${runAwaitingAdmission(user)}
     THEN COALESCE((SELECT GREATEST(0, LEAST(${room.maxActiveRuns} - counts.active, ${waitingBound} - counts.waiting)) FROM ${room.from} counts), 0)
     ELSE 0 END
 ),
@@ -118,7 +125,7 @@ const admitAloneSql = (defaults: LimitDefaults) =>
 WITH locked AS (
   UPDATE users AS u SET admissions = u.admissions + 1
   WHERE u.id = COALESCE($1::text, (SELECT user_id FROM runs WHERE id = $2::text))
-    AND EXISTS (SELECT 1 FROM runs AS c WHERE ${awaitingAdmission("c", "u.id")})
+    AND ${runAwaitingAdmission("u.id")}
   RETURNING u.id, u.admissions, ${userLimitColumns(defaults)}
 ),
 owner AS (
@@ -193,12 +200,15 @@ export async function selectUserUsage(runner: SqlRunner, input: { userId: string
 
 const userIdRow = z.object({ user_id: z.string() });
 
-/** Users with a queued run waiting for admission that nothing in its chat is ahead of (the sweep's safety net). */
+/**
+ * Users with a queued run waiting for admission that nothing in its chat is ahead of (the sweep's
+ * safety net): one probe of the admission index per user, not a visit of every run waiting.
+ */
 export async function selectUsersAwaitingAdmission(runner: SqlRunner, input: { limit: number }): Promise<string[]> {
   const rows = await queryParsed(
     runner,
-    `SELECT DISTINCT r.user_id FROM runs AS r
-    WHERE r.status = 'queued' AND r.dispatched_at IS NULL AND ${nothingAheadInChat("r")}
+    `SELECT u.id AS user_id FROM users AS u
+    WHERE ${runAwaitingAdmission("u.id")}
     LIMIT $1`,
     [input.limit],
     userIdRow,

@@ -7,19 +7,22 @@ import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
 
 /**
  * The run of the caller's approval, locked (no row: not the caller's approval, or none at all),
- * with the file the call is bound to: its revision is computed while the approval is read.
+ * with the file the call is bound to: its revision is computed while the approval is read. The
+ * approval is found by its key alone (the CTE): a plan made while the table was nearly empty
+ * otherwise chose the (user_id, status, created_at) index and read every approval of the user.
  */
 const LOCK_SQL = preparedSql(
   "approval_lock_run",
-  `SELECT r.id, a.target_path, w.root_path, a.target_document_id, d.revision AS document_revision,
+  `WITH a AS MATERIALIZED (SELECT run_id, user_id, target_path, target_document_id, target_email_id FROM approvals WHERE id = $1)
+SELECT r.id, a.target_path, w.root_path, a.target_document_id, d.revision AS document_revision,
   a.target_email_id, CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email
-FROM approvals AS a
+FROM a
 JOIN runs AS r ON r.id = a.run_id
 JOIN chats AS c ON c.id = r.chat_id
 LEFT JOIN workspaces AS w ON w.id = c.workspace_id
 LEFT JOIN documents AS d ON d.id = a.target_document_id AND d.user_id = a.user_id
 LEFT JOIN emails AS e ON e.id = a.target_email_id AND e.user_id = a.user_id
-WHERE a.id = $1 AND a.user_id = $2
+WHERE a.user_id = $2
 FOR UPDATE OF r`,
 );
 

@@ -17,8 +17,11 @@ export const RUN_CONTEXT_COLUMNS = `r.id, r.chat_id, r.user_id, r.status::text A
   (SELECT COALESCE(json_agg(json_build_object('key', s.key, 'value', s.value)), '[]'::json) FROM settings AS s) AS settings,
   (SELECT COALESCE(json_agg(json_build_object('role', m.role, 'content', m.content, 'toolCalls', m.tool_calls, 'toolCallId', m.tool_call_id) ORDER BY m.position), '[]'::json)
     FROM messages AS m WHERE m.chat_id = r.chat_id) AS messages,
+  -- The run's task grants and the chat's grants, one index lookup each (the pool plans no bitmap
+  -- scans, which a lookup of the two at once needs: store/create-prisma-client.ts).
   (SELECT COALESCE(json_agg(json_build_object('tool', g.tool, 'effects', COALESCE(g.effects, '{}'))), '[]'::json)
-    FROM grants AS g WHERE g.revoked_at IS NULL AND ((g.run_id = r.id AND g.scope = 'task') OR (g.chat_id = r.chat_id AND g.scope = 'chat'))) AS grants,
+    FROM (SELECT tool, effects FROM grants WHERE run_id = r.id AND scope = 'task' AND revoked_at IS NULL
+      UNION ALL SELECT tool, effects FROM grants WHERE chat_id = r.chat_id AND scope = 'chat' AND revoked_at IS NULL) AS g) AS grants,
   -- The earliest tainted runs name the earliest sources (each names at least one; a later run repeats
   -- an earlier one's): a few more runs than sources are kept, so the repeats do not crowd them out.
   (SELECT COALESCE(json_agg(json_build_object('run_id', o.id, 'tainted_by', o.tainted_by) ORDER BY o.created_at, o.id), '[]'::json)

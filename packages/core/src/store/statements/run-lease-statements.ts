@@ -12,11 +12,17 @@ import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS, runContextRow } from "./run-con
  * (multitask "enqueue"); acquiring, reconciling (reconcile-statements.ts) and handing the chat on
  * when a run finishes (store/run-statement.ts) all use this one definition. `besides` leaves one run
  * out: the finishing run, which the statement that finishes it still sees as active.
+ *
+ * The first status test repeats what the second implies, so that the lookup is one range of the
+ * (chat_id, status) index. Without it the generic plans, made while the tables were nearly empty,
+ * intersected the chat index with the status index, reading every running and parked run's entry
+ * (thousands while a backlog is parked) at each probe.
  */
 export function nothingAheadInChat(run: string, besides?: string): string {
   return `NOT EXISTS (
   SELECT 1 FROM runs AS o
-  WHERE o.chat_id = ${run}.chat_id AND o.id <> ${run}.id${besides ? ` AND o.id <> ${besides}` : ""}
+  WHERE o.chat_id = ${run}.chat_id AND o.status IN ('running', 'awaiting_approval', 'queued')
+    AND o.id <> ${run}.id${besides ? ` AND o.id <> ${besides}` : ""}
     AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (${run}.created_at, ${run}.id))))`;
 }
 
@@ -25,14 +31,32 @@ export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 /**
  * The run aliased `run` is one of `user`'s that admission would pick (admission-statements.ts), whatever
  * their limits leave room for: queued, not admitted, nothing ahead of it in its chat. On the
- * (user_id, status, dispatched_at) index.
+ * (user_id, status, dispatched_at, created_at, id) index, in whose order ADMISSION_ORDER reads them.
  */
 export function awaitingAdmission(run: string, user: string): string {
   return `${run}.user_id = ${user} AND ${run}.status = 'queued' AND ${run}.dispatched_at IS NULL AND ${nothingAheadInChat(run)}`;
 }
 
+/**
+ * The order of the (user_id, status, dispatched_at, created_at, id) index, for the run aliased `run`,
+ * once user_id and status are fixed: oldest first among the runs waiting for admission (dispatched_at
+ * null in all of them). A statement that reads a user's runs of one status in this order can only be
+ * served without a sort by that index. Which is why the statements below say it even where the order
+ * does not matter: they are prepared once per connection (store/create-prisma-client.ts), often while
+ * the tables are nearly empty, and with every index then estimated to find one row, the planner took
+ * the one with the fewest conditions, (user_id, created_at), which reads every run the user ever had.
+ */
+export function admissionOrder(run: string): string {
+  return `${run}.dispatched_at, ${run}.created_at, ${run}.id`;
+}
+
+/** Whether `user` has a run waiting for admission: the oldest such run, looked up in the index's order. */
+export function runAwaitingAdmission(user: string, alias = "c"): string {
+  return `(SELECT ${alias}.id FROM runs AS ${alias} WHERE ${awaitingAdmission(alias, user)} ORDER BY ${admissionOrder(alias)} LIMIT 1) IS NOT NULL`;
+}
+
 /** Whether the user of the run aliased `r` has a run waiting for admission. */
-const ADMISSION_AWAITED = `EXISTS (SELECT 1 FROM runs AS a WHERE ${awaitingAdmission("a", "r.user_id")})`;
+const ADMISSION_AWAITED = runAwaitingAdmission("r.user_id", "a");
 
 // The run's context is read in the statement that takes it: the step a resumed run waits on most is
 // a round trip, so taking and loading are one. The context's subqueries see the tables as they were
