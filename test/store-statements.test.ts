@@ -8,6 +8,8 @@ import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
 import { admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../packages/core/src/store/statements/admission-statements.ts";
 import { deleteWorkerPresence, upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
+import { selectAutovacuumOn } from "../packages/core/src/store/statements/maintenance-statements.ts";
+import { vacuumRunsWhereAutovacuumIsOff } from "../packages/core/src/runs/vacuum-runs.ts";
 import { waitUntil } from "./support/wait-until.ts";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { ACTIVE_STATUSES, RunStatus } from "../packages/core/src/runs/run-status.ts";
@@ -694,6 +696,22 @@ describe("the store's SQL statements", () => {
       expect(await selectRunStillUnheld(pool, { runId, lastEventSeq: 1, leaseVersion: 1 })).toBeUndefined();
       await take(runId);
       expect(await selectRunStillUnheld(pool, { runId, lastEventSeq: 1, leaseVersion: 1 })).toBeUndefined();
+    });
+  });
+
+  describe("maintenance-statements and the sweep's vacuum", () => {
+    it("the sweep vacuums runs where autovacuum is off, and leaves it to autovacuum where it is on", async () => {
+      const runId = await queuedRun(await newChat());
+      // dispatched_at is indexed: each of these updates writes index entries and leaves the old ones.
+      for (let i = 0; i < 20; i += 1) await pool.query("UPDATE runs SET dispatched_at = clock_timestamp() WHERE id = $1", [runId]);
+      const vacuums = async () =>
+        Number((await pool.query<{ count: string }>("SELECT vacuum_count AS count FROM pg_stat_user_tables WHERE relid = 'runs'::regclass")).rows[0]?.count);
+      const { rows } = await pool.query<{ on: boolean }>("SELECT current_setting('autovacuum')::boolean AS on");
+      const autovacuum = rows[0]?.on === true;
+      expect(await selectAutovacuumOn(pool)).toBe(autovacuum);
+      const before = await vacuums();
+      expect(await vacuumRunsWhereAutovacuumIsOff(prisma)).toBe(!autovacuum);
+      await waitUntil("the vacuum counted", async () => ((await vacuums()) === before + (autovacuum ? 0 : 1) ? true : undefined));
     });
   });
 

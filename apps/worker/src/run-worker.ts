@@ -39,6 +39,7 @@ import {
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
+  vacuumRunsWhereAutovacuumIsOff,
   WORKER_PRESENCE_INTERVAL_MS,
 } from "@agentq/core";
 import {
@@ -334,6 +335,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       // Jobs whose worker stopped renewing them died with it (the sandbox dies with its parent).
       markLostJobs(prisma).then((lost) => {
         if (lost.length > 0) logger.warn({ jobs: lost }, "reconciler marked jobs lost: their worker stopped renewing them");
+      }),
+      // Where Postgres' autovacuum is off, the runs table would fill with dead row versions that the
+      // hot path's lookups step over (core runs/vacuum-runs.ts).
+      vacuumRunsWhereAutovacuumIsOff(prisma).then((vacuumed) => {
+        if (vacuumed) logger.debug("reconciler vacuumed the runs table (autovacuum is off)");
       }),
     ]).catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
   void sweep();

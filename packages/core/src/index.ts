@@ -36,6 +36,7 @@ export { bootstrapAdmin } from "./users/bootstrap-admin.ts";
 export { type AdmittedRun, ADMITTED_WAITING_PER_USER, type DispatchDependencies, dispatchRunsOfUser } from "./runs/admit-runs.ts";
 export { AdmissionRounds } from "./runs/admission-rounds.ts";
 export { findUsersAwaitingAdmission } from "./runs/runs-to-reconcile.ts";
+export { vacuumRunsWhereAutovacuumIsOff } from "./runs/vacuum-runs.ts";
 export { QuotaExceededError, quotaDay } from "./users/user-quotas.ts";
 export { getUserUsage, type UserUsageView } from "./users/user-usage.ts";
 export { createWorkspace, getWorkspace, listWorkspaces, registerWorkspaceDirectory } from "./workspaces/workspace-store.ts";

@@ -17,3 +17,9 @@ CREATE INDEX "runs_user_id_status_dispatched_at_created_at_id_idx" ON "runs"("us
 -- on the status index alone that visited every queued run, thousands while a backlog waits.
 -- CreateIndex
 CREATE INDEX "runs_status_dispatched_at_idx" ON "runs"("status", "dispatched_at");
+
+-- Autovacuum visits runs after 2,000 dead row versions rather than after a fifth of the table: every
+-- change of a run's status or admission leaves index entries of the old version, and the lookups the
+-- hot path makes at every take of a run step over them until a vacuum (runs/vacuum-runs.ts; where
+-- autovacuum is off, the workers' sweep vacuums instead).
+ALTER TABLE "runs" SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 2000);
