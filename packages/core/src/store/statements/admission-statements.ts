@@ -80,7 +80,9 @@ picked AS (
     ELSE 0 END
 ),
 admitted AS (
-  UPDATE runs SET dispatched_at = ${now} FROM picked WHERE runs.id = picked.id
+  -- The picked ids as one array, looked up by key: joined to picked, a plan made while the tables were
+  -- nearly empty scanned the whole key index and ran picked again for each entry.
+  UPDATE runs SET dispatched_at = ${now} WHERE runs.id = ANY(ARRAY(SELECT id FROM picked))
   RETURNING runs.id, runs.last_event_seq, runs.lease_version, runs.created_at
 )`;
 }

@@ -13,17 +13,18 @@ import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS, runContextRow } from "./run-con
  * when a run finishes (store/run-statement.ts) all use this one definition. `besides` leaves one run
  * out: the finishing run, which the statement that finishes it still sees as active.
  *
- * The first status test repeats what the second implies, so that the lookup is one range of the
- * (chat_id, status) index. Without it the generic plans, made while the tables were nearly empty,
- * intersected the chat index with the status index, reading every running and parked run's entry
- * (thousands while a backlog is parked) at each probe.
+ * A subquery with a LIMIT, evaluated for each run it is asked of, rather than NOT EXISTS, which the
+ * planner may turn into a join: generic plans made while the tables were nearly empty joined with a
+ * scan of a whole chat index (every run's entry) for each run, or intersected the chat index with the
+ * status index. A subquery looks the chat's runs up by its chat_id, on a (chat_id, ...) index,
+ * whatever the estimates; the first status test repeats what the second implies.
  */
 export function nothingAheadInChat(run: string, besides?: string): string {
-  return `NOT EXISTS (
-  SELECT 1 FROM runs AS o
+  return `(SELECT 1 FROM runs AS o
   WHERE o.chat_id = ${run}.chat_id AND o.status IN ('running', 'awaiting_approval', 'queued')
     AND o.id <> ${run}.id${besides ? ` AND o.id <> ${besides}` : ""}
-    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (${run}.created_at, ${run}.id))))`;
+    AND (o.status IN ('running', 'awaiting_approval') OR (o.status = 'queued' AND (o.created_at, o.id) < (${run}.created_at, ${run}.id)))
+  LIMIT 1) IS NULL`;
 }
 
 export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
