@@ -32,7 +32,7 @@ export const NOTHING_AHEAD_IN_CHAT = nothingAheadInChat("r");
 /**
  * The run aliased `run` is one of `user`'s that admission would pick (admission-statements.ts), whatever
  * their limits leave room for: queued, not admitted, nothing ahead of it in its chat. On the
- * (user_id, status, dispatched_at, created_at, id) index, in whose order ADMISSION_ORDER reads them.
+ * (user_id, status, dispatched_at, created_at, id) index, in whose order admissionOrder reads them.
  */
 export function awaitingAdmission(run: string, user: string): string {
   return `${run}.user_id = ${user} AND ${run}.status = 'queued' AND ${run}.dispatched_at IS NULL AND ${nothingAheadInChat(run)}`;
@@ -47,8 +47,8 @@ export function awaitingAdmission(run: string, user: string): string {
  * the tables are nearly empty, and with every index then estimated to find one row, the planner took
  * the one with the fewest conditions, (user_id, created_at), which reads every run the user ever had.
  */
-export function admissionOrder(run: string): string {
-  return `${run}.dispatched_at, ${run}.created_at, ${run}.id`;
+export function admissionOrder(run: string, direction: "ASC" | "DESC" = "ASC"): string {
+  return `${run}.dispatched_at ${direction}, ${run}.created_at ${direction}, ${run}.id ${direction}`;
 }
 
 /**
@@ -58,11 +58,7 @@ export function admissionOrder(run: string): string {
  * 2,000 runs had been admitted) at every take of a run.
  */
 export function runAwaitingAdmission(user: string, alias = "c"): string {
-  const newestFirst = admissionOrder(alias)
-    .split(", ")
-    .map((column) => `${column} DESC`)
-    .join(", ");
-  return `(SELECT ${alias}.id FROM runs AS ${alias} WHERE ${awaitingAdmission(alias, user)} ORDER BY ${newestFirst} LIMIT 1) IS NOT NULL`;
+  return `(SELECT ${alias}.id FROM runs AS ${alias} WHERE ${awaitingAdmission(alias, user)} ORDER BY ${admissionOrder(alias, "DESC")} LIMIT 1) IS NOT NULL`;
 }
 
 /** Whether the user of the run aliased `r` has a run waiting for admission. */
