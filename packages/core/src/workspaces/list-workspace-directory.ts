@@ -1,5 +1,6 @@
 import { lstat, opendir } from "node:fs/promises";
 import { InvalidRequestError } from "../errors/agentq-error.ts";
+import { fileIoFor } from "./file-io.ts";
 import { openDirectoryBeneath, pathBeneath, statBeneath } from "./open-beneath.ts";
 import { resolveWorkspacePath } from "./resolve-workspace-path.ts";
 import { FileNotFoundError } from "./workspace-file-errors.ts";
@@ -44,13 +45,14 @@ export async function listWorkspaceDirectory(rootPath: string, requestedPath: st
   const maxEntries = options.maxEntries ?? 1000;
   const maxEntriesRead = Math.max(maxEntries + 1, options.maxEntriesRead ?? 100_000);
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
-  const stats = await statBeneath(resolved.rootPath, resolved.relativePath, requestedPath);
+  const io = fileIoFor(resolved.rootPath);
+  const stats = await statBeneath(io, resolved.rootPath, resolved.relativePath, requestedPath);
   if (stats === undefined) throw new FileNotFoundError(resolved.relativePath);
   if (!stats.isDirectory()) {
     throw new InvalidRequestError(`query: path: "${resolved.relativePath}" is not a directory`, { field: "path", path: resolved.relativePath });
   }
 
-  const directory = await openDirectoryBeneath(resolved.rootPath, resolved.relativePath, requestedPath);
+  const directory = await openDirectoryBeneath(io, resolved.rootPath, resolved.relativePath, requestedPath);
   const entries: DirectoryEntry[] = [];
   let complete = true;
   let read = 0;
@@ -79,7 +81,7 @@ export async function listWorkspaceDirectory(rootPath: string, requestedPath: st
         }),
     );
   } finally {
-    await directory.close();
+    await io.close(directory);
   }
   return { path: resolved.relativePath, entries, truncated: !complete || read > maxEntries };
 }

@@ -1,6 +1,6 @@
 import { constants, type Stats } from "node:fs";
-import { lstat, open, readlink, type FileHandle } from "node:fs/promises";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
+import type { FileIo } from "./file-io.ts";
 import { errnoCode } from "./resolve-workspace-path.ts";
 
 /**
@@ -13,35 +13,38 @@ import { errnoCode } from "./resolve-workspace-path.ts";
  * (whose descriptor is checked to be the expected real path), a path is walked one component at a
  * time, so every byte read or written is beneath the root. Linux only (docs/design.md: the worker runs
  * on Linux); `/proc` must be mounted.
+ *
+ * Every function returns a descriptor the caller closes with the same `io` (file-io.ts: `fileIoFor`
+ * the root).
  */
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
-/** The path through which `name` is reached inside the directory `directory` holds. */
-export function pathBeneath(directory: FileHandle, name?: string): string {
-  return name === undefined ? `/proc/self/fd/${directory.fd}` : `/proc/self/fd/${directory.fd}/${name}`;
+/** The path through which `name` is reached inside the directory the descriptor `directory` holds. */
+export function pathBeneath(directory: number, name?: string): string {
+  return name === undefined ? `/proc/self/fd/${directory}` : `/proc/self/fd/${directory}/${name}`;
 }
 
 /**
  * Opens the workspace root itself, refusing it (path_outside_workspace) unless its descriptor's
  * real path is `rootPath`: a root replaced by a link, or moved, is no longer the workspace.
  */
-export async function openWorkspaceRoot(rootPath: string, requestedPath: string): Promise<FileHandle> {
-  let handle: FileHandle;
+export async function openWorkspaceRoot(io: FileIo, rootPath: string, requestedPath: string): Promise<number> {
+  let fd: number;
   try {
-    handle = await open(rootPath, DIRECTORY_FLAGS);
+    fd = await io.open(rootPath, DIRECTORY_FLAGS);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ELOOP" || code === "ENOTDIR") throw new PathOutsideWorkspaceError(requestedPath);
     throw error;
   }
   try {
-    if ((await readlink(pathBeneath(handle))) !== rootPath) throw new PathOutsideWorkspaceError(requestedPath);
+    if ((await io.readlink(pathBeneath(fd))) !== rootPath) throw new PathOutsideWorkspaceError(requestedPath);
   } catch (error) {
-    await handle.close();
+    await io.close(fd);
     throw error;
   }
-  return handle;
+  return fd;
 }
 
 /**
@@ -50,14 +53,14 @@ export async function openWorkspaceRoot(rootPath: string, requestedPath: string)
  * refused as path_outside_workspace (the path was resolved before, so it changed under us);
  * a missing one rejects with the system error (ENOENT), a file in the way with ENOTDIR.
  */
-export async function openDirectoryBeneath(rootPath: string, relativePath: string, requestedPath: string): Promise<FileHandle> {
-  let current = await openWorkspaceRoot(rootPath, requestedPath);
+export async function openDirectoryBeneath(io: FileIo, rootPath: string, relativePath: string, requestedPath: string): Promise<number> {
+  let current = await openWorkspaceRoot(io, rootPath, requestedPath);
   for (const segment of segmentsOf(relativePath)) {
-    let next: FileHandle;
+    let next: number;
     try {
-      next = await openChildDirectory(current, segment, requestedPath);
+      next = await openChildDirectory(io, current, segment, requestedPath);
     } finally {
-      await current.close();
+      await io.close(current);
     }
     current = next;
   }
@@ -69,14 +72,14 @@ export async function openDirectoryBeneath(rootPath: string, relativePath: strin
  * path_outside_workspace (Linux answers O_DIRECTORY|O_NOFOLLOW on a link with ENOTDIR, so an
  * ENOTDIR is told apart with lstat); a file there rejects with ENOTDIR, a missing one with ENOENT.
  */
-export async function openChildDirectory(parent: FileHandle, name: string, requestedPath: string): Promise<FileHandle> {
+export async function openChildDirectory(io: FileIo, parent: number, name: string, requestedPath: string): Promise<number> {
   try {
-    return await open(pathBeneath(parent, name), DIRECTORY_FLAGS);
+    return await io.open(pathBeneath(parent, name), DIRECTORY_FLAGS);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ELOOP") throw new PathOutsideWorkspaceError(requestedPath);
     if (code === "ENOTDIR") {
-      const isLink = await lstat(pathBeneath(parent, name)).then(
+      const isLink = await io.lstat(pathBeneath(parent, name)).then(
         (stats) => stats.isSymbolicLink(),
         () => false,
       );
@@ -91,18 +94,18 @@ export async function openChildDirectory(parent: FileHandle, name: string, reque
  * link in the last place is ELOOP, reported as path_outside_workspace). Rejects with the system
  * error otherwise (ENOENT when it does not exist, unless `flags` create it).
  */
-export async function openFileBeneath(rootPath: string, relativePath: string, flags: number, requestedPath: string, mode = 0o666): Promise<FileHandle> {
+export async function openFileBeneath(io: FileIo, rootPath: string, relativePath: string, flags: number, requestedPath: string, mode = 0o666): Promise<number> {
   const segments = segmentsOf(relativePath);
   const name = segments.pop();
   if (name === undefined) throw new PathOutsideWorkspaceError(requestedPath);
-  const directory = await openDirectoryBeneath(rootPath, segments.join("/"), requestedPath);
+  const directory = await openDirectoryBeneath(io, rootPath, segments.join("/"), requestedPath);
   try {
-    return await open(pathBeneath(directory, name), flags | constants.O_NOFOLLOW, mode);
+    return await io.open(pathBeneath(directory, name), flags | constants.O_NOFOLLOW, mode);
   } catch (error) {
     if (errnoCode(error) === "ELOOP") throw new PathOutsideWorkspaceError(requestedPath);
     throw error;
   } finally {
-    await directory.close();
+    await io.close(directory);
   }
 }
 
@@ -117,21 +120,21 @@ function segmentsOf(relativePath: string): string[] {
  * The kind and size of what is at `relativePath` beneath the root (`""`: the root), found without
  * following a link; undefined when nothing is there.
  */
-export async function statBeneath(rootPath: string, relativePath: string, requestedPath: string): Promise<Stats | undefined> {
-  let handle: FileHandle;
+export async function statBeneath(io: FileIo, rootPath: string, relativePath: string, requestedPath: string): Promise<Stats | undefined> {
+  let fd: number;
   try {
-    handle =
+    fd =
       relativePath === ""
-        ? await openWorkspaceRoot(rootPath, requestedPath)
-        : await openFileBeneath(rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, requestedPath);
+        ? await openWorkspaceRoot(io, rootPath, requestedPath)
+        : await openFileBeneath(io, rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, requestedPath);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw error;
   }
   try {
-    return await handle.stat();
+    return await io.fstat(fd);
   } finally {
-    await handle.close();
+    await io.close(fd);
   }
 }

@@ -1,10 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, open, rename, unlink } from "node:fs/promises";
-import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { PathOutsideWorkspaceError } from "../errors/agentq-error.ts";
 import { createWorkspaceDirectories } from "./create-workspace-directories.ts";
+import { type FileIo, fdatasync, fileIoFor, readerFor } from "./file-io.ts";
 import { openDirectoryBeneath, openFileBeneath, pathBeneath } from "./open-beneath.ts";
 import { errnoCode, isPlainRelativePath, resolveWorkspacePath } from "./resolve-workspace-path.ts";
 import { BinaryFileError, FileNotFoundError, FileTooLargeError, InvalidPathError, NotAFileError, RevisionMismatchError } from "./workspace-file-errors.ts";
@@ -18,6 +17,8 @@ export const DEFAULT_MAX_FILE_BYTES = 5 * 1024 * 1024;
 export interface WorkspaceFileLimits {
   /** Largest file read or written, in bytes (default DEFAULT_MAX_FILE_BYTES, 5 MiB). */
   maxBytes?: number;
+  /** How the system calls are made (file-io.ts); default `fileIoFor(rootPath)`, by the storage the root is on. */
+  io?: FileIo;
 }
 
 export interface WriteWorkspaceFileOptions extends WorkspaceFileLimits {
@@ -67,24 +68,25 @@ export function fileRevision(content: string | Uint8Array): string {
 /** Reads a UTF-8 text file of the workspace. Binary (NUL bytes, invalid UTF-8) and huge files are refused. */
 export async function readWorkspaceFile(rootPath: string, requestedPath: string, options: WorkspaceFileLimits = {}): Promise<WorkspaceFile> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const io = options.io ?? fileIoFor(rootPath);
   // A plain path opened beneath the root with no link followed is its own real path (see
   // openPlainPath): resolving it first (two realpaths, a readlink per level of the root) tells nothing more.
   if (isPlainRelativePath(requestedPath)) {
-    const handle = await openPlainPath(rootPath, requestedPath);
-    if (handle === null) throw new FileNotFoundError(requestedPath);
-    if (handle !== undefined) {
+    const fd = await openPlainPath(io, rootPath, requestedPath);
+    if (fd === null) throw new FileNotFoundError(requestedPath);
+    if (fd !== undefined) {
       let bytes: Buffer;
       try {
-        bytes = (await readOpenFile(handle, requestedPath, maxBytes)).bytes;
+        bytes = (await readOpenFile(io, fd, requestedPath, maxBytes)).bytes;
       } finally {
-        await handle.close();
+        await io.close(fd);
       }
       return { path: requestedPath, content: decodeText(bytes, requestedPath), revision: fileRevision(bytes) };
     }
   }
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new InvalidPathError(requestedPath, "a file path is needed, not the workspace root");
-  const bytes = await readRegularFile(resolved.rootPath, resolved.relativePath, maxBytes, requestedPath);
+  const bytes = await readRegularFile(io, resolved.rootPath, resolved.relativePath, maxBytes, requestedPath);
   if (bytes === undefined) throw new FileNotFoundError(resolved.relativePath);
   return { path: resolved.relativePath, content: decodeText(bytes, resolved.relativePath), revision: fileRevision(bytes) };
 }
@@ -95,32 +97,32 @@ const REVISION_READ_BYTES = 256 * 1024;
  * The current revision of a workspace file, or null if it does not exist. Works for any regular
  * file (text or not, any size): approvals bind to it.
  */
-export async function workspaceFileRevision(rootPath: string, requestedPath: string): Promise<string | null> {
+export async function workspaceFileRevision(rootPath: string, requestedPath: string, io = fileIoFor(rootPath)): Promise<string | null> {
   // Approvals and the file tools name plain paths (`notes/b.txt`): opened beneath the root with no
   // link followed, such a path is the real path, so resolving it (five or more calls) tells nothing
   // more. This check runs on a decision and again where the call executes, on the path a resume waits on.
   if (isPlainRelativePath(requestedPath)) {
-    const handle = await openPlainPath(rootPath, requestedPath);
-    if (handle === null) return null;
-    if (handle !== undefined) {
+    const fd = await openPlainPath(io, rootPath, requestedPath);
+    if (fd === null) return null;
+    if (fd !== undefined) {
       try {
-        const revision = await openFileRevision(handle);
+        const revision = await openFileRevision(io, fd);
         if (revision !== undefined) return revision;
       } finally {
-        await handle.close();
+        await io.close(fd);
       }
     }
   }
   const resolved = await resolveWorkspacePath(rootPath, requestedPath);
   if (resolved.relativePath === "") throw new NotAFileError(resolved.relativePath);
-  const handle = await openForReading(resolved.rootPath, resolved.relativePath, requestedPath);
-  if (handle === undefined) return null;
+  const fd = await openForReading(io, resolved.rootPath, resolved.relativePath, requestedPath);
+  if (fd === undefined) return null;
   try {
-    const revision = await openFileRevision(handle);
+    const revision = await openFileRevision(io, fd);
     if (revision === undefined) throw new NotAFileError(resolved.relativePath);
     return revision;
   } finally {
-    await handle.close();
+    await io.close(fd);
   }
 }
 
@@ -129,11 +131,11 @@ export async function workspaceFileRevision(rootPath: string, requestedPath: str
  * path's last name; undefined when it cannot be opened so (a link, a missing directory or root, a
  * refusal): the callers then resolve the path.
  */
-async function openPlainParent(rootPath: string, relativePath: string): Promise<{ directory: FileHandle; name: string } | undefined> {
+async function openPlainParent(io: FileIo, rootPath: string, relativePath: string): Promise<{ directory: number; name: string } | undefined> {
   const segments = relativePath.split("/");
   const name = segments.pop() ?? "";
   try {
-    return { directory: await openDirectoryBeneath(rootPath, segments.join("/"), relativePath), name };
+    return { directory: await openDirectoryBeneath(io, rootPath, segments.join("/"), relativePath), name };
   } catch {
     return undefined;
   }
@@ -147,28 +149,30 @@ async function openPlainParent(rootPath: string, relativePath: string): Promise<
  * cannot tell (a link on the way, a missing directory or root, a refusal): the caller resolves the
  * path, which decides those cases exactly as it does for any other path.
  */
-async function openPlainPath(rootPath: string, relativePath: string): Promise<FileHandle | null | undefined> {
-  const parent = await openPlainParent(rootPath, relativePath);
+async function openPlainPath(io: FileIo, rootPath: string, relativePath: string): Promise<number | null | undefined> {
+  const parent = await openPlainParent(io, rootPath, relativePath);
   if (!parent) return undefined;
   const { directory, name } = parent;
   try {
-    return await open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    return await io.open(pathBeneath(directory, name), constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     return errnoCode(error) === "ENOENT" ? null : undefined;
   } finally {
-    await directory.close();
+    await io.close(directory);
   }
 }
 
 /** The revision of an open file's content, or undefined when it is not a regular file. */
-async function openFileRevision(handle: FileHandle): Promise<string | undefined> {
-  if (!(await handle.stat()).isFile()) return undefined;
+async function openFileRevision(io: FileIo, fd: number): Promise<string | undefined> {
+  const stats = await io.fstat(fd);
+  if (!stats.isFile()) return undefined;
   // Plain reads into one buffer: a read stream costs more than the hashing for the small files
   // approvals usually bind (this runs on the decision and again where the call executes).
+  const reader = readerFor(io, stats.size);
   const hash = createHash("sha256");
-  const buffer = Buffer.allocUnsafe(REVISION_READ_BYTES);
+  const buffer = Buffer.allocUnsafe(Math.min(REVISION_READ_BYTES, Math.max(stats.size + 1, 8192)));
   for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    const bytesRead = await reader.read(fd, buffer, 0, buffer.length, null);
     if (bytesRead === 0) break;
     hash.update(buffer.subarray(0, bytesRead));
   }
@@ -198,9 +202,10 @@ export async function writeWorkspaceFile(
 
   // Every step below goes through the directory's descriptor (open-beneath.ts): a directory of the
   // path swapped for a link at any moment cannot move the write, or the read of the old file, elsewhere.
+  const io = options.io ?? fileIoFor(rootPath);
   const target =
-    (isPlainRelativePath(requestedPath) ? await openPlainWriteTarget(rootPath, requestedPath, checkContent) : undefined) ??
-    (await openResolvedWriteTarget(rootPath, requestedPath, checkContent));
+    (isPlainRelativePath(requestedPath) ? await openPlainWriteTarget(io, rootPath, requestedPath, checkContent) : undefined) ??
+    (await openResolvedWriteTarget(io, rootPath, requestedPath, checkContent));
   const { directory, name, relativePath, existing } = target;
   const temporaryPath = pathBeneath(directory, `.agentq-${randomBytes(8).toString("hex")}.tmp`);
   let created: boolean;
@@ -213,28 +218,28 @@ export async function writeWorkspaceFile(
     // Either way the file is written only over the revision just checked.
     const expectedRevision = options.beforeWrite ? currentRevision : options.expectedRevision;
     // O_EXCL + O_NOFOLLOW: never write through a link that appeared in the meantime.
-    const handle = await open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    const fd = await io.open(temporaryPath, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
     try {
       try {
-        if (existing !== undefined) await handle.chmod(existing.mode);
-        await handle.writeFile(bytes);
-        await handle.datasync();
+        if (existing !== undefined) await io.fchmod(fd, existing.mode);
+        await io.writeFile(fd, bytes);
+        await fdatasync(fd);
       } finally {
-        await handle.close();
+        await io.close(fd);
       }
-      created = await moveIntoPlace(temporaryPath, pathBeneath(directory, name), existing === undefined, expectedRevision, relativePath);
+      created = await moveIntoPlace(io, temporaryPath, pathBeneath(directory, name), existing === undefined, expectedRevision, relativePath);
     } finally {
-      await unlink(temporaryPath).catch(() => undefined);
+      await io.unlink(temporaryPath).catch(() => undefined);
     }
   } finally {
-    await directory.close();
+    await io.close(directory);
   }
   return { path: relativePath, revision: fileRevision(bytes), created };
 }
 
 /** Where a write goes: its directory opened beneath the root (the caller closes it), and the file it replaces. */
 interface WriteTarget {
-  directory: FileHandle;
+  directory: number;
   name: string;
   /** The file's real workspace-relative path. */
   relativePath: string;
@@ -248,16 +253,21 @@ interface WriteTarget {
  * cannot tell (a link on the way or in the last place, a missing directory or root, a file in the
  * way): openResolvedWriteTarget decides those cases, and creates missing directories.
  */
-async function openPlainWriteTarget(rootPath: string, relativePath: string, checkContent: (relativePath: string) => void): Promise<WriteTarget | undefined> {
-  const parent = await openPlainParent(rootPath, relativePath);
+async function openPlainWriteTarget(
+  io: FileIo,
+  rootPath: string,
+  relativePath: string,
+  checkContent: (relativePath: string) => void,
+): Promise<WriteTarget | undefined> {
+  const parent = await openPlainParent(io, rootPath, relativePath);
   if (!parent) return undefined;
   const { directory, name } = parent;
   try {
-    const existing = await readExisting(pathBeneath(directory, name), relativePath, relativePath);
+    const existing = await readExisting(io, pathBeneath(directory, name), relativePath, relativePath);
     checkContent(relativePath);
     return { directory, name, relativePath, existing };
   } catch (error) {
-    await directory.close();
+    await io.close(directory);
     // readExisting's ELOOP: the name is a link, which the resolved path follows (inside, or refused).
     if (error instanceof PathOutsideWorkspaceError) return undefined;
     throw error;
@@ -265,17 +275,22 @@ async function openPlainWriteTarget(rootPath: string, relativePath: string, chec
 }
 
 /** The target of a write to any path: resolved (containment and link rules), with missing directories created. */
-async function openResolvedWriteTarget(rootPath: string, requestedPath: string, checkContent: (relativePath: string) => void): Promise<WriteTarget> {
+async function openResolvedWriteTarget(
+  io: FileIo,
+  rootPath: string,
+  requestedPath: string,
+  checkContent: (relativePath: string) => void,
+): Promise<WriteTarget> {
   const resolved = await resolveWorkspacePath(rootPath, requestedPath, { forWrite: true });
   const relativePath = resolved.relativePath;
   // Before any directory is created: a refused write leaves nothing behind.
   checkContent(relativePath);
-  const directory = await createWorkspaceDirectories(resolved.rootPath, path.dirname(resolved.absolutePath), requestedPath);
+  const directory = await createWorkspaceDirectories(io, resolved.rootPath, path.dirname(resolved.absolutePath), requestedPath);
   const name = path.basename(resolved.absolutePath);
   try {
-    return { directory, name, relativePath, existing: await readExisting(pathBeneath(directory, name), relativePath, requestedPath) };
+    return { directory, name, relativePath, existing: await readExisting(io, pathBeneath(directory, name), relativePath, requestedPath) };
   } catch (error) {
-    await directory.close();
+    await io.close(directory);
     throw error;
   }
 }
@@ -286,6 +301,7 @@ async function openResolvedWriteTarget(rootPath: string, requestedPath: string, 
  * Returns whether the file was created.
  */
 async function moveIntoPlace(
+  io: FileIo,
   temporaryPath: string,
   targetPath: string,
   expectNew: boolean,
@@ -295,7 +311,7 @@ async function moveIntoPlace(
   let created = false;
   if (expectNew) {
     try {
-      await link(temporaryPath, targetPath);
+      await io.link(temporaryPath, targetPath);
       return true;
     } catch (error) {
       const code = errnoCode(error);
@@ -310,7 +326,7 @@ async function moveIntoPlace(
     }
   }
   try {
-    await rename(temporaryPath, targetPath);
+    await io.rename(temporaryPath, targetPath);
   } catch (error) {
     if (errnoCode(error) === "EISDIR") throw new NotAFileError(relativePath);
     throw error;
@@ -319,32 +335,33 @@ async function moveIntoPlace(
 }
 
 /** The bytes of a regular file beneath the root, or undefined if nothing exists there. */
-async function readRegularFile(rootPath: string, relativePath: string, maxBytes: number, requestedPath: string): Promise<Buffer | undefined> {
-  const handle = await openForReading(rootPath, relativePath, requestedPath);
-  if (handle === undefined) return undefined;
+async function readRegularFile(io: FileIo, rootPath: string, relativePath: string, maxBytes: number, requestedPath: string): Promise<Buffer | undefined> {
+  const fd = await openForReading(io, rootPath, relativePath, requestedPath);
+  if (fd === undefined) return undefined;
   try {
-    return (await readOpenFile(handle, relativePath, maxBytes)).bytes;
+    return (await readOpenFile(io, fd, relativePath, maxBytes)).bytes;
   } finally {
-    await handle.close();
+    await io.close(fd);
   }
 }
 
 /**
  * The content of an open regular file of at most `maxBytes` (NotAFileError, FileTooLargeError
- * otherwise). Reads the size its one fstat gave, as `FileHandle.readFile` would after an fstat of its
+ * otherwise). Reads the size its one fstat gave, as Node's `readFile` would after an fstat of its
  * own: a file that grows meanwhile is read as it was measured, one that shrinks up to its end.
  */
-async function readOpenFile(handle: FileHandle, relativePath: string, maxBytes: number): Promise<ExistingFile> {
-  const stats = await handle.stat();
+async function readOpenFile(io: FileIo, fd: number, relativePath: string, maxBytes: number): Promise<ExistingFile> {
+  const stats = await io.fstat(fd);
   if (!stats.isFile()) throw new NotAFileError(relativePath);
   if (stats.size > maxBytes) throw new FileTooLargeError(relativePath, stats.size, maxBytes);
   const mode = stats.mode & 0o7777;
   // A size of 0 may be a file that does not report its size: readFile reads those to their end.
-  if (stats.size === 0) return { bytes: await handle.readFile(), mode };
+  if (stats.size === 0) return { bytes: await io.readFile(fd), mode };
+  const reader = readerFor(io, stats.size);
   const buffer = Buffer.allocUnsafe(stats.size);
   let filled = 0;
   while (filled < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    const bytesRead = await reader.read(fd, buffer, filled, buffer.length - filled, filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
@@ -358,10 +375,10 @@ interface ExistingFile {
 }
 
 /** The file a write replaces (its bytes and permission bits), opened through its directory's descriptor. */
-async function readExisting(pathThroughDirectory: string, relativePath: string, requestedPath: string): Promise<ExistingFile | undefined> {
-  let handle: FileHandle;
+async function readExisting(io: FileIo, pathThroughDirectory: string, relativePath: string, requestedPath: string): Promise<ExistingFile | undefined> {
+  let fd: number;
   try {
-    handle = await open(pathThroughDirectory, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = await io.open(pathThroughDirectory, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ENOENT") return undefined;
@@ -370,9 +387,9 @@ async function readExisting(pathThroughDirectory: string, relativePath: string, 
   }
   try {
     // No size limit: the file is only hashed, and it is the caller's to replace.
-    return await readOpenFile(handle, relativePath, Number.POSITIVE_INFINITY);
+    return await readOpenFile(io, fd, relativePath, Number.POSITIVE_INFINITY);
   } finally {
-    await handle.close();
+    await io.close(fd);
   }
 }
 
@@ -380,9 +397,9 @@ async function readExisting(pathThroughDirectory: string, relativePath: string, 
  * Opens a file for reading beneath the root, component by component with no link followed
  * (open-beneath.ts), and without blocking on a FIFO; undefined when nothing exists there.
  */
-async function openForReading(rootPath: string, relativePath: string, requestedPath: string): Promise<FileHandle | undefined> {
+async function openForReading(io: FileIo, rootPath: string, relativePath: string, requestedPath: string): Promise<number | undefined> {
   try {
-    return await openFileBeneath(rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, requestedPath);
+    return await openFileBeneath(io, rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, requestedPath);
   } catch (error) {
     const code = errnoCode(error);
     if (code === "ENOENT") return undefined;

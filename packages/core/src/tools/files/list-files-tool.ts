@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { fileIoFor } from "../../workspaces/file-io.ts";
 import { statBeneath } from "../../workspaces/open-beneath.ts";
 import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import type { ToolDefinition } from "../tool-definition.ts";
@@ -45,7 +46,7 @@ export function createListFilesTool(options: ListFilesToolOptions = {}): ToolDef
       try {
         const resolved = await resolveWorkspacePath(workspace.rootPath, requested);
         directoryPath = resolved.relativePath;
-        const stats = await statBeneath(resolved.rootPath, resolved.relativePath, requested);
+        const stats = await statBeneath(fileIoFor(resolved.rootPath), resolved.rootPath, resolved.relativePath, requested);
         if (stats === undefined) {
           return { ok: false, error: `${requested} does not exist. Call list_files without a path to see the workspace root.` };
         }

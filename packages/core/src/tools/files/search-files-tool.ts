@@ -1,6 +1,6 @@
 import { constants } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { z } from "zod";
+import { fileIoFor, readerFor } from "../../workspaces/file-io.ts";
 import { openFileBeneath, statBeneath } from "../../workspaces/open-beneath.ts";
 import { resolveWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
 import type { ResolvedWorkspacePath } from "../../workspaces/resolve-workspace-path.ts";
@@ -84,7 +84,7 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
       let resolved: ResolvedWorkspacePath;
       try {
         resolved = await resolveWorkspacePath(workspace.rootPath, args.path ?? "");
-        const target = await statBeneath(resolved.rootPath, resolved.relativePath, args.path ?? "");
+        const target = await statBeneath(fileIoFor(resolved.rootPath), resolved.rootPath, resolved.relativePath, args.path ?? "");
         if (target === undefined) return { ok: false, error: `${args.path} does not exist. Call list_files to see which paths exist.` };
         if (!target.isDirectory()) {
           await searchFile(resolved.rootPath, resolved.relativePath);
@@ -126,18 +126,19 @@ export function createSearchFilesTool(options: SearchFilesToolOptions = {}): Too
 
 /** The file as text, or undefined when it is too large, binary (a NUL early on, invalid UTF-8) or unreadable. */
 async function readSearchableText(rootPath: string, relativePath: string, maxFileBytes: number): Promise<string | undefined> {
-  let handle: FileHandle;
+  const io = fileIoFor(rootPath);
+  let fd: number;
   try {
     // Beneath the root with no link followed (open-beneath.ts): a directory swapped for a link
     // during the walk is not searched through.
-    handle = await openFileBeneath(rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, relativePath);
+    fd = await openFileBeneath(io, rootPath, relativePath, constants.O_RDONLY | constants.O_NONBLOCK, relativePath);
   } catch {
     return undefined;
   }
   try {
-    const stats = await handle.stat();
+    const stats = await io.fstat(fd);
     if (!stats.isFile() || stats.size > maxFileBytes) return undefined;
-    const bytes = await handle.readFile();
+    const bytes = await readerFor(io, stats.size).readFile(fd);
     if (bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -145,6 +146,6 @@ async function readSearchableText(rootPath: string, relativePath: string, maxFil
       return undefined;
     }
   } finally {
-    await handle.close();
+    await io.close(fd);
   }
 }

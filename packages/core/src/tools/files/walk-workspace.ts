@@ -1,7 +1,8 @@
 import type { Dir } from "node:fs";
-import { opendir, type FileHandle } from "node:fs/promises";
+import { opendir } from "node:fs/promises";
 import path from "node:path";
 import { PathOutsideWorkspaceError } from "../../errors/agentq-error.ts";
+import { fileIoFor } from "../../workspaces/file-io.ts";
 import { openDirectoryBeneath, pathBeneath } from "../../workspaces/open-beneath.ts";
 
 export type WorkspaceEntryKind = "file" | "directory" | "symlink" | "other";
@@ -34,6 +35,7 @@ export const DEFAULT_SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set([".git",
 export async function* walkWorkspace(rootPath: string, startAbsolutePath: string, options: WalkWorkspaceOptions = {}): AsyncGenerator<WorkspaceEntry> {
   const skipNames = options.skipDirectoryNames ?? DEFAULT_SKIPPED_DIRECTORIES;
   const maxEntriesPerDirectory = options.maxEntriesPerDirectory ?? 10_000;
+  const io = fileIoFor(rootPath);
   const pending = [toRelative(rootPath, startAbsolutePath)];
   let first = true;
   while (pending.length > 0) {
@@ -42,10 +44,10 @@ export async function* walkWorkspace(rootPath: string, startAbsolutePath: string
     const children: WorkspaceEntry[] = [];
     // Opened beneath the root, component by component with no link followed (open-beneath.ts): a
     // directory swapped for a link after it was listed is never read through.
-    let handle: FileHandle;
+    let directoryFd: number;
     let listing: Dir;
     try {
-      handle = await openDirectoryBeneath(rootPath, directory, directory);
+      directoryFd = await openDirectoryBeneath(io, rootPath, directory, directory);
     } catch (error) {
       // The start was resolved a moment ago: a link there now is an escape attempt, said as such.
       if (first && error instanceof PathOutsideWorkspaceError) throw error;
@@ -55,7 +57,7 @@ export async function* walkWorkspace(rootPath: string, startAbsolutePath: string
     }
     first = false;
     try {
-      listing = await opendir(pathBeneath(handle));
+      listing = await opendir(pathBeneath(directoryFd));
       for await (const dirent of listing) {
         const relativePath = directory === "" ? dirent.name : `${directory}/${dirent.name}`;
         const kind: WorkspaceEntryKind = dirent.isSymbolicLink() ? "symlink" : dirent.isDirectory() ? "directory" : dirent.isFile() ? "file" : "other";
@@ -70,7 +72,7 @@ export async function* walkWorkspace(rootPath: string, startAbsolutePath: string
     } catch {
       continue;
     } finally {
-      await handle.close();
+      await io.close(directoryFd);
     }
     children.sort((left, right) => (left.relativePath < right.relativePath ? -1 : left.relativePath > right.relativePath ? 1 : 0));
     for (const child of children) {
