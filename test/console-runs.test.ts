@@ -3,7 +3,7 @@
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
-import { runChannel } from "@agentq/queue";
+import { userRunsChannel } from "@agentq/queue";
 import { useConsoleSession } from "./support/console-session.ts";
 import { createTestRedis } from "./support/redis.ts";
 import type { TestStack } from "./support/test-stack.ts";
@@ -63,11 +63,16 @@ function said(page: Page, what: "assistant" | "tool", text: string) {
   return items.filter({ hasText: text }).first();
 }
 
-/** Waits until an API instance is subscribed to the run's live channel (a page follows it). */
-async function followedLive(runId: string): Promise<void> {
+/**
+ * Waits until an API instance is subscribed to the live channel of the admin's runs (a page follows
+ * one). The hub registers a run's listener before it subscribes, so where the run is the only one of
+ * the admin's followed (as in a fresh stack's first test), this says that run is followed live.
+ */
+async function followedLive(): Promise<void> {
   const redis = createTestRedis();
   try {
-    const channel = runChannel(stack.api.config.queuePrefix, runId);
+    const userId = (await stack.request("GET", "/api/me")).body.id as string;
+    const channel = userRunsChannel(stack.api.config.queuePrefix, userId);
     await expect.poll(async () => Number((await redis.pubsub("NUMSUB", channel))[1]), { timeout: 15_000 }).toBeGreaterThan(0);
   } finally {
     await redis.quit();
@@ -97,7 +102,7 @@ describe("the web console", () => {
       ]),
     );
     const runId = await latestRunId(chatId);
-    await followedLive(runId);
+    await followedLive();
     stack.provider.release("subscribed");
     const streaming = page.getByRole("log", { name: "Streaming answer" });
     await streaming.getByText("Streaming", { exact: false }).waitFor({ timeout: 15_000 });

@@ -1,14 +1,14 @@
 // agentq on a Redis Cluster (issue 19): a private 3-master/3-replica cluster this file starts
 // (support/redis-cluster.ts), the API and a worker on it with a braced QUEUE_PREFIX; the engine,
-// approvals, WebSocket replay and cancel as on one server; every key in the queue's slot and run
-// channels on sharded pub/sub; then the master of the queue's slot is killed mid-flight.
+// approvals, WebSocket replay and cancel as on one server; every key in the queue's slot and users'
+// run channels on sharded pub/sub; then the master of the queue's slot is killed mid-flight.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
-import { createRedis, type RedisClient, runChannel } from "@agentq/queue";
+import { createRedis, type RedisClient, userRunsChannel } from "@agentq/queue";
 import { decide, injectedChat, readThen, waitForParked } from "./support/approval-test-helpers.ts";
 import { connectToNode, startTestRedisCluster, type TestRedisCluster } from "./support/redis-cluster.ts";
 import { expectContiguous, sleep, startTestStack, type TestStack } from "./support/test-stack.ts";
@@ -60,7 +60,7 @@ describe("agentq on a Redis Cluster", () => {
     expect(output).toContain("QUEUE_PREFIX={agentq-prod}");
   });
 
-  it("a run with tool calls completes, its events contiguous, and it was followed on a sharded channel of its own slot", async () => {
+  it("a run with tool calls completes, its events contiguous, and it was followed on its user's sharded channel, in the user's slot", async () => {
     const workspaceId = await stack.createWorkspace();
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
@@ -72,9 +72,10 @@ describe("agentq on a Redis Cluster", () => {
     });
     const socket = await stack.connectWebSocket();
     socket.send({ type: "subscribe", run_id: runId, after: 0 });
-    // The API follows the run on a sharded channel whose hash tag is the run id, not the queue's.
-    const channel = runChannel(prefix, runId, true);
-    expect(channel).toBe(`${prefix.slice(1, -1)}:run:{${runId}}`);
+    // The API follows the run on its user's sharded channel, whose hash tag is the user id, not the queue's.
+    const userId = (await stack.request("GET", "/api/me")).body.id as string;
+    const channel = userRunsChannel(prefix, userId, true);
+    expect(channel).toBe(`${prefix.slice(1, -1)}:user:{${userId}}`);
     // Sharded subscriptions live on the master that owns the channel's slot.
     const owner = connectToNode((await cluster.masterOf(channel)).port);
     try {

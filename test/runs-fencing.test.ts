@@ -36,7 +36,7 @@ describe("a run failed without a lease", () => {
     const second = await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 });
     if (second.kind !== "acquired") throw new Error(`worker b could not take the run: ${second.kind}`);
     // ...and worker a fails it by status.
-    const failedEvents = await failRunWithoutLease(failDependencies(), runId, {
+    const failedEvents = await failRunWithoutLease(failDependencies(), first.context.run, {
       code: "internal_error",
       message: "boom",
     });
@@ -59,7 +59,7 @@ describe("a run failed without a lease", () => {
     const runId = await stack.run(chatId, { input: "hello" });
     const held = await acquireRun(stack.prisma, { runId, owner: "worker-a", leaseMs: 60_000 });
     if (held.kind !== "acquired") throw new Error(`could not take the run: ${held.kind}`);
-    const events = await failRunWithoutLease(failDependencies(), runId, { code: "internal_error", message: "boom" }, { lease: held.lease });
+    const events = await failRunWithoutLease(failDependencies(), held.context.run, { code: "internal_error", message: "boom" }, { lease: held.lease });
     expect(events.map((event) => event.type)).toEqual(["run.failed"]);
     // Nobody can take a failed run again.
     expect((await acquireRun(stack.prisma, { runId, owner: "worker-b", leaseMs: 60_000 })).kind).toBe("not_executable");

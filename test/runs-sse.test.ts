@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
 import { createTestRedis } from "./support/redis.ts";
-import { waitForChannelSubscribers } from "./support/run-channel-subscribers.ts";
+import { waitForUserChannelSubscribers } from "./support/run-channel-subscribers.ts";
 import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 interface SseMessage {
@@ -54,8 +54,8 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     await stack?.close();
   });
 
-  /** Waits until the API holds `expected` subscriptions of the run's pub/sub channel (0 or 1). */
-  const waitForSubscribers = (runId: string, expected: number) => waitForChannelSubscribers(redis, stack.api.config.queuePrefix, runId, expected);
+  /** Waits until the API holds `expected` subscriptions of the user's run channel (0 or 1). */
+  const waitForSubscribers = (userId: string, expected: number) => waitForUserChannelSubscribers(redis, stack.api.config.queuePrefix, userId, expected);
 
   /** Reads the whole stream; the deadline fails the test if the server never closes it. */
   async function readStream(path: string, options: { token?: string; headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<SseResult> {
@@ -175,40 +175,46 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
     expect(union).toEqual(await stack.events(runId));
   });
 
-  it("a client that goes away releases the run's subscription, and so does a stream that ended", async () => {
-    const workspaceId = await stack.createWorkspace();
-    await stack.putFile(workspaceId, "notes.txt", "notes");
-    const chatId = await stack.createChat({ workspaceId });
-    const runId = await stack.run(chatId, {
-      input: scenarioInput([
-        { tool: "read_file", args: { path: "notes.txt" } },
-        { tool: "write_file", args: { path: "o.txt", content: "o" } },
-      ]),
-    });
-    const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
+  it("a client that goes away releases the user's channel, and so does a stream that ended", async () => {
+    // A user of its own: no other test's follower holds their channel.
+    const { id: userId, token } = await stack.createUser("sse-channel-release");
+    const workspaceId = await stack.createWorkspace(token);
+    await stack.putFile(workspaceId, "notes.txt", "notes", token);
+    const chatId = await stack.createChat({ workspaceId, token });
+    const runId = await stack.run(
+      chatId,
+      {
+        input: scenarioInput([
+          { tool: "read_file", args: { path: "notes.txt" } },
+          { tool: "write_file", args: { path: "o.txt", content: "o" } },
+        ]),
+      },
+      token,
+    );
+    const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
     const controller = new AbortController();
     const response = await fetch(`${stack.url}/api/runs/${runId}/events`, {
-      headers: { authorization: `Bearer ${stack.api.adminToken}`, accept: "text/event-stream" },
+      headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },
       signal: controller.signal,
     });
     expect(response.status).toBe(200);
-    await waitForSubscribers(runId, 1);
+    await waitForSubscribers(userId, 1);
     controller.abort();
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
 
     // Following to the end: the stream closes on run.cancelled and lets go of the channel.
-    const following = readStream(`/api/runs/${runId}/events`);
-    await waitForSubscribers(runId, 1);
-    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+    const following = readStream(`/api/runs/${runId}/events`, { token });
+    await waitForSubscribers(userId, 1);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`, { token })).status).toBe(202);
     const result = await following;
     expect(result.events.at(-1)!.type).toBe("run.cancelled");
     expect(parked.pending_approvals).toHaveLength(1);
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
 
     // A reconnect after the last event ends at once and holds nothing either.
     const lastSeq = result.events.at(-1)!.seq;
-    expect((await readStream(`/api/runs/${runId}/events`, { headers: { "last-event-id": String(lastSeq) } })).events).toEqual([]);
-    await waitForSubscribers(runId, 0);
+    expect((await readStream(`/api/runs/${runId}/events`, { token, headers: { "last-event-id": String(lastSeq) } })).events).toEqual([]);
+    await waitForSubscribers(userId, 0);
   });
 
   it("someone else's run is a 404, not a stream", async () => {

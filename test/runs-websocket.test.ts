@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing";
 import { createTestRedis } from "./support/redis.ts";
-import { waitForChannelSubscribers } from "./support/run-channel-subscribers.ts";
+import { waitForUserChannelSubscribers } from "./support/run-channel-subscribers.ts";
 import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
 
 /** Tries to open /api/ws and resolves with the HTTP status of the refusal (or 101 if it opened). */
@@ -34,8 +34,8 @@ describe("WebSocket /api/ws", () => {
     await stack?.close();
   });
 
-  /** Waits until the API holds `expected` subscriptions of the run's pub/sub channel (0 or 1). */
-  const waitForSubscribers = (runId: string, expected: number) => waitForChannelSubscribers(redis, stack.api.config.queuePrefix, runId, expected);
+  /** Waits until the API holds `expected` subscriptions of the user's run channel (0 or 1). */
+  const waitForSubscribers = (userId: string, expected: number) => waitForUserChannelSubscribers(redis, stack.api.config.queuePrefix, userId, expected);
 
   it("a subscriber that disconnects mid-run and resubscribes after its last seq sees every event exactly once", async () => {
     const workspaceId = await stack.createWorkspace();
@@ -196,42 +196,105 @@ describe("WebSocket /api/ws", () => {
     socket.close();
   });
 
-  it("closing the socket, unsubscribing, or the run ending releases the run's channel", async () => {
-    const workspaceId = await stack.createWorkspace();
-    await stack.putFile(workspaceId, "notes.txt", "notes");
-    const chatId = await stack.createChat({ workspaceId });
-    const runId = await stack.run(chatId, {
-      input: scenarioInput([
-        { tool: "read_file", args: { path: "notes.txt" } },
-        { tool: "write_file", args: { path: "o.txt", content: "o" } },
-      ]),
-    });
-    await stack.waitForRun(runId, (run) => run.status === "awaiting_approval");
+  it("closing the socket, unsubscribing, or the run ending releases the user's channel", async () => {
+    // A user of its own: no other test's follower holds their channel.
+    const { id: userId, token } = await stack.createUser("channel-release");
+    const workspaceId = await stack.createWorkspace(token);
+    await stack.putFile(workspaceId, "notes.txt", "notes", token);
+    const chatId = await stack.createChat({ workspaceId, token });
+    const runId = await stack.run(
+      chatId,
+      {
+        input: scenarioInput([
+          { tool: "read_file", args: { path: "notes.txt" } },
+          { tool: "write_file", args: { path: "o.txt", content: "o" } },
+        ]),
+      },
+      token,
+    );
+    await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
 
-    const first = await stack.connectWebSocket();
+    const first = await stack.connectWebSocket(token);
     first.send({ type: "subscribe", run_id: runId, after: 0 });
-    await waitForSubscribers(runId, 1);
+    await waitForSubscribers(userId, 1);
     first.close();
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
 
-    const second = await stack.connectWebSocket();
+    const second = await stack.connectWebSocket(token);
     second.send({ type: "subscribe", run_id: runId, after: 0 });
-    await waitForSubscribers(runId, 1);
+    await waitForSubscribers(userId, 1);
     second.send({ type: "unsubscribe", run_id: runId });
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
 
     second.send({ type: "subscribe", run_id: runId, after: 0 });
-    await waitForSubscribers(runId, 1);
-    expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
+    await waitForSubscribers(userId, 1);
+    expect((await stack.request("POST", `/api/runs/${runId}/cancel`, { token })).status).toBe(202);
     await second.waitFor(() => second.events(runId).some((event) => event.type === "run.cancelled"));
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
 
-    // Subscribing after the last event of a finished run holds nothing.
+    // Subscribing after the last event of a finished run holds nothing: once the probe (a run of the
+    // same user, which holds the channel while it is followed) has ended, nothing is left.
     second.send({ type: "subscribe", run_id: runId, after: second.events(runId).at(-1)!.seq });
-    const probe = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "probe" }]) });
+    const probe = await stack.run(await stack.createChat({ token }), { input: scenarioInput([{ text: "probe" }]) }, token);
     second.send({ type: "subscribe", run_id: probe, after: 0 });
     await second.waitFor(() => second.events(probe).some((event) => event.type === "run.completed"));
-    await waitForSubscribers(runId, 0);
+    await waitForSubscribers(userId, 0);
+    second.close();
+  });
+
+  it("two runs of one user followed by two clients share the user's channel: each client gets only its run, and one leaving does not stop the other", async () => {
+    const { id: userId, token } = await stack.createUser("two-followers");
+    const probe = await stack.run(await stack.createChat({ token }), { input: scenarioInput([{ text: "probe" }]) }, token);
+    await stack.waitForRun(probe, undefined, 20_000, token);
+    // Both runs stream a few pieces of text, then stall until the test lets them go on.
+    const streaming = (text: string, name: string) => scenarioInput([{ text, stallAfterEvents: 4, stallUntil: name }]);
+    const runA = await stack.run(await stack.createChat({ token }), { input: streaming("alpha ".repeat(10), "shared-a") }, token);
+    const runB = await stack.run(await stack.createChat({ token }), { input: streaming("bravo ".repeat(10), "shared-b") }, token);
+    const deltasOf = (socket: { messages: any[] }, runId: string) => socket.messages.filter((message) => message.type === "delta" && message.run_id === runId);
+    const messagesOf = (socket: { messages: any[] }, runId: string) => socket.messages.filter((message) => message.run_id === runId);
+    const textOf = (socket: { messages: any[] }, runId: string) =>
+      deltasOf(socket, runId)
+        .map((message) => message.text)
+        .join("");
+
+    const first = await stack.connectWebSocket(token);
+    const second = await stack.connectWebSocket(token);
+    first.send({ type: "subscribe", run_id: runA, after: 0 });
+    second.send({ type: "subscribe", run_id: runB, after: 0 });
+    // Deltas are live only (never replayed): each client hears its run on the shared channel.
+    await first.waitFor(() => deltasOf(first, runA).length > 0);
+    await second.waitFor(() => deltasOf(second, runB).length > 0);
+    await waitForSubscribers(userId, 1);
+    const channels = (await redis.pubsub("CHANNELS", `${stack.api.config.queuePrefix}:*`)) as string[];
+    expect(channels.filter((channel) => channel.includes(runA) || channel.includes(runB))).toEqual([]);
+
+    // The first client leaves mid-run; its next subscribe (a finished run) is answered only after the
+    // unsubscribe was handled, so the second client's delivery goes on without it from here.
+    first.send({ type: "unsubscribe", run_id: runA });
+    first.send({ type: "subscribe", run_id: probe, after: 0 });
+    await first.waitFor(() => first.events(probe).some((event) => event.type === "run.completed"));
+    const firstHeardOfA = messagesOf(first, runA).length;
+    const secondDeltasBefore = deltasOf(second, runB).length;
+    await waitForSubscribers(userId, 1);
+
+    stack.provider.release("shared-b");
+    await second.waitFor(() => second.events(runB).some((event) => event.type === "run.completed"));
+    expect(deltasOf(second, runB).length).toBeGreaterThan(secondDeltasBefore);
+    expectContiguous(second.events(runB));
+    expect(second.events(runB)).toEqual(await stack.events(runB, 0, token));
+    stack.provider.release("shared-a");
+    await stack.waitForRun(runA, undefined, 20_000, token);
+    await waitForSubscribers(userId, 0);
+
+    // Neither client got a message of the other's run, and the first nothing of its run once it left:
+    // each one's text is a piece of its own run's answer, and its events a prefix of its run's own.
+    expect(messagesOf(first, runB)).toEqual([]);
+    expect(messagesOf(second, runA)).toEqual([]);
+    expect(messagesOf(first, runA)).toHaveLength(firstHeardOfA);
+    expect("alpha ".repeat(10)).toContain(textOf(first, runA));
+    expect("bravo ".repeat(10)).toContain(textOf(second, runB));
+    expect(first.events(runA)).toEqual((await stack.events(runA, 0, token)).slice(0, first.events(runA).length));
+    first.close();
     second.close();
   });
 

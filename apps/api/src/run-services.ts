@@ -11,6 +11,7 @@ import {
   generateId,
   type Logger,
   logSandboxAvailability,
+  type OwnedRun,
   type PrismaClient,
   probeProcessSandbox,
   type QueueCounts,
@@ -49,8 +50,8 @@ export interface RunServices {
   admitFor(runId: string): Promise<void>;
   /** Admits a created run's user in a shared round; rejects when the queue could not take the run (core RunAfterCommit). */
   admitCreated(userId: string, runId: string): Promise<void>;
-  /** Publishes committed events to live subscribers (best effort). */
-  publish(runId: string, events: RunEventRecord[]): void;
+  /** Publishes committed events to live subscribers, on the channel of the run's owner (best effort). */
+  publish(run: OwnedRun, events: RunEventRecord[]): void;
   /** Asks whichever worker runs it to stop now. */
   requestCancel(runId: string): void;
   /** Asks the worker that owns a background job to stop it (the flag in Postgres is the fallback). */
@@ -129,8 +130,8 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
       const failure = admissions.takeFailure(runId);
       if (failure !== undefined) throw failure;
     },
-    publish(runId, events) {
-      if (events.length > 0) publisher.publishEvents(runId, events).catch(() => undefined);
+    publish(run, events) {
+      if (events.length > 0) publisher.publishEvents(run, events).catch(() => undefined);
     },
     requestCancel(runId) {
       publishControl(queueConnection, config.queuePrefix, { type: "cancel", run_id: runId }).catch(() => undefined);

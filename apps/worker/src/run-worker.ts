@@ -266,7 +266,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         // Failed while this worker still holds the run: no other worker can take it in between.
         await failRunWithoutLease(
           dependencies,
-          runId,
+          acquired.context.run,
           {
             code: "internal_error",
             message: `the run could not be executed (${job.attemptsMade + 1} attempts); the last error was logged by worker ${workerId}`,

@@ -80,7 +80,7 @@ export { contextWindowFor, DEFAULT_CONTEXT_WINDOW } from "./models/context-windo
 export { warmUpTokenizer } from "./models/count-tokens.ts";
 
 // Events, settings, errors, configuration, logging, ids and time.
-export type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
+export type { OwnedRun, RunChannelMessage, RunEventPublisher, RunEventRecord } from "./events/run-event.ts";
 export { recentSettings } from "./settings/recent-settings.ts";
 export { loadSettings, NUMERIC_SETTINGS, settingsPatchSchema, TOOL_FAMILY_FLAGS, updateSettings } from "./settings/agent-settings.ts";
 export { selectEnabledUserRole } from "./users/enabled-user-role.ts";

@@ -1,18 +1,22 @@
 /**
  * Every Redis key and channel agentq creates carries the QUEUE_PREFIX (docs/design.md, "Scale-out"),
  * so several deployments can share one Redis. On a Redis Cluster the prefix is braced (`{agentq}`):
- * BullMQ's keys, the rate limiter's and the control channel share its one slot; run channels are
- * spread over the cluster instead (runChannel).
+ * BullMQ's keys, the rate limiter's and the control channel share its one slot; users' run channels
+ * are spread over the cluster instead (userRunsChannel).
  */
 
 /**
- * A run's events and deltas. On one server, `<prefix>:run:<id>`. On a cluster the channel is a
- * sharded one (SPUBLISH, pub-sub.ts) and carries the run id as its hash tag, `agentq:run:{<id>}`
- * (the prefix without its braces, which would otherwise pin every run to the queue's slot): each
- * run's messages go to the one shard that owns its slot, and runs spread over every shard.
+ * The events and deltas of every run of one user, each message naming its run (RunChannelMessage).
+ * One channel per user rather than per run: an API instance subscribes once while it has followers
+ * of any of the user's runs, so following one more run of that user costs no Redis round trip. It
+ * carries that user's runs only: the publisher addresses a run's messages to its owner's channel.
+ * On one server, `<prefix>:user:<id>`. On a cluster the channel is a sharded one (SPUBLISH,
+ * pub-sub.ts) and carries the user id as its hash tag, `agentq:user:{<id>}` (the prefix without its
+ * braces, which would otherwise pin every user to the queue's slot): each user's messages go to the
+ * one shard that owns its slot, and users spread over every shard.
  */
-export function runChannel(prefix: string, runId: string, cluster = false): string {
-  return cluster ? `${prefix.replace(/[{}]/g, "")}:run:{${runId}}` : `${prefix}:run:${runId}`;
+export function userRunsChannel(prefix: string, userId: string, cluster = false): string {
+  return cluster ? `${prefix.replace(/[{}]/g, "")}:user:{${userId}}` : `${prefix}:user:${userId}`;
 }
 
 /** Control messages to workers (cancel a run that one of them is executing). In the queue's slot on a cluster. */

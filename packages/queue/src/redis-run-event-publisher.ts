@@ -1,17 +1,20 @@
-import type { RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core";
+import type { OwnedRun, RunChannelMessage, RunEventPublisher, RunEventRecord } from "@agentq/core";
 import { isRedisCluster, type RedisClient } from "./create-redis.ts";
 import { publishMessage } from "./pub-sub.ts";
-import { controlChannel, runChannel } from "./redis-keys.ts";
+import { controlChannel, userRunsChannel } from "./redis-keys.ts";
 
-/** Publishes committed events and live deltas on the run's channel (best effort: subscribers replay from Postgres). */
+/**
+ * Publishes committed events and live deltas on the channel of the run's owner, tagged with the run's
+ * id (best effort: subscribers replay from Postgres).
+ */
 export function createRedisRunEventPublisher(redis: RedisClient, prefix: string): RunEventPublisher {
   const cluster = isRedisCluster(redis);
-  const publish = async (runId: string, message: RunChannelMessage) => {
-    await publishMessage(redis, runChannel(prefix, runId, cluster), JSON.stringify(message));
+  const publish = async (run: OwnedRun, message: RunChannelMessage) => {
+    await publishMessage(redis, userRunsChannel(prefix, run.userId, cluster), JSON.stringify(message));
   };
   return {
-    publishEvents: (runId: string, events: RunEventRecord[]) => publish(runId, { kind: "events", run_id: runId, events }),
-    publishDelta: (runId: string, text: string) => publish(runId, { kind: "delta", run_id: runId, text }),
+    publishEvents: (run: OwnedRun, events: RunEventRecord[]) => publish(run, { kind: "events", run_id: run.id, events }),
+    publishDelta: (run: OwnedRun, text: string) => publish(run, { kind: "delta", run_id: run.id, text }),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { PrismaClient, RunChannelMessage, RunEventRecord, RunEventsPage } from "@agentq/core";
+import type { OwnedRun, PrismaClient, RunChannelMessage, RunEventRecord, RunEventsPage } from "@agentq/core";
 import { NotFoundError } from "@agentq/core";
 import { describe, expect, it } from "vitest";
 import { followRun } from "./follow-run.ts";
@@ -8,7 +8,7 @@ import type { RunChannelListener, RunSubscriptionHub } from "./run-subscription-
 function fakeHub() {
   let listener: RunChannelListener | undefined;
   const hub = {
-    async subscribe(_runId: string, onMessage: RunChannelListener) {
+    async subscribe(_run: OwnedRun, onMessage: RunChannelListener) {
       listener = onMessage;
       return () => {
         listener = undefined;
@@ -42,7 +42,16 @@ async function heldFollow(answer: () => RunEventsPage) {
   const { hub, publish, subscribed } = fakeHub();
   const first = heldRead(answer);
   const delivered: number[] = [];
-  const following = followRun({ prisma, hub, runId: "run_1", after: 0, firstRead: first.read, onEvent: (e) => delivered.push(e.seq), onEnd: () => undefined });
+  const following = followRun({
+    prisma,
+    hub,
+    runId: "run_1",
+    userId: "user_1",
+    after: 0,
+    firstRead: first.read,
+    onEvent: (e) => delivered.push(e.seq),
+    onEnd: () => undefined,
+  });
   await expect.poll(subscribed).toBe(true);
   return { delivered, following, publish, subscribed, release: first.release };
 }

@@ -10,6 +10,12 @@ export interface FollowRunOptions {
   prisma: PrismaClient;
   hub: RunSubscriptionHub;
   runId: string;
+  /**
+   * The run's owner, whose channel carries its live messages: the user who asks, as only a run's
+   * owner may follow it. Were it someone else's run, nothing of it would arrive live (it is
+   * published on its owner's channel) before the first read refuses.
+   */
+  userId: string;
   /** Deliver events with seq > after. */
   after: number;
   onEvent: (event: RunEventRecord) => void;
@@ -121,7 +127,7 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
     stopped = true;
     unsubscribe?.();
   };
-  unsubscribe = await options.hub.subscribe(options.runId, (message) => {
+  unsubscribe = await options.hub.subscribe({ id: options.runId, userId: options.userId }, (message) => {
     if (stopped) return;
     if (message.kind === "delta") {
       // Through the same chain as events: a delta never overtakes the replay of the round it belongs

@@ -1,5 +1,5 @@
-import type { RunChannelMessage } from "@agentq/core";
-import { isRedisCluster, onChannelMessage, type RedisClient, runChannel, subscribeChannel, unsubscribeChannel } from "@agentq/queue";
+import type { OwnedRun, RunChannelMessage } from "@agentq/core";
+import { isRedisCluster, onChannelMessage, type RedisClient, subscribeChannel, unsubscribeChannel, userRunsChannel } from "@agentq/queue";
 import { withDeadline } from "../with-deadline.ts";
 
 export type RunChannelListener = (message: RunChannelMessage) => void;
@@ -11,65 +11,91 @@ export type RunChannelListener = (message: RunChannelMessage) => void;
  */
 const SUBSCRIBE_WAIT_MS = 2000;
 
+/** One user's channel as this instance holds it. */
+interface UserChannelSubscription {
+  /**
+   * The SUBSCRIBE, settled once Redis confirmed it. Every follower of the user's runs waits for this
+   * one: a second follower (of the same run or another of the user's) that arrived while it was in
+   * flight would otherwise replay before the channel is live and learn of events published meanwhile
+   * only from its next poll.
+   */
+  ready: Promise<void>;
+  /** The listeners of each of the user's runs followed here; the channel is held while one is left. */
+  runs: Map<string, Set<RunChannelListener>>;
+}
+
 /**
  * One Redis subscriber connection per API instance, shared by every WebSocket and SSE client: a
- * run's channel is subscribed while at least one client follows the run.
+ * user's channel (userRunsChannel) is subscribed while at least one client follows any run of that
+ * user, and each message on it goes to the listeners of the run it names, and to no other.
  */
 export class RunSubscriptionHub {
   readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #cluster: boolean;
-  readonly #listeners = new Map<string, Set<RunChannelListener>>();
-  /** The SUBSCRIBE of each channel that has listeners, settled once Redis confirmed it. */
-  readonly #ready = new Map<string, Promise<void>>();
+  readonly #channels = new Map<string, UserChannelSubscription>();
+  readonly #subscribeWaitMs: number;
 
-  constructor(subscriber: RedisClient, prefix: string) {
+  /** `subscribeWaitMs`: how long a follower waits for Redis to confirm a SUBSCRIBE (default SUBSCRIBE_WAIT_MS). */
+  constructor(subscriber: RedisClient, prefix: string, options: { subscribeWaitMs?: number } = {}) {
     this.#redis = subscriber;
     this.#prefix = prefix;
+    this.#subscribeWaitMs = options.subscribeWaitMs ?? SUBSCRIBE_WAIT_MS;
     this.#cluster = isRedisCluster(subscriber);
     onChannelMessage(subscriber, (channel, text) => {
-      const listeners = this.#listeners.get(channel);
-      if (!listeners) return;
-      let message: RunChannelMessage;
+      const subscription = this.#channels.get(channel);
+      if (!subscription) return;
+      let message: RunChannelMessage | null;
       try {
-        message = JSON.parse(text) as RunChannelMessage;
+        message = JSON.parse(text) as RunChannelMessage | null;
       } catch {
         return;
       }
+      if (!message) return;
+      // Looked up among this channel's runs only: a run is followed on its owner's channel.
+      const listeners = subscription.runs.get(message.run_id);
+      if (!listeners) return;
       for (const listener of listeners) listener(message);
     });
   }
 
   /**
-   * Starts delivering the run's messages; resolves once the subscription is active in Redis, or
-   * after SUBSCRIBE_WAIT_MS when Redis has not confirmed it yet (it goes on in the background).
+   * Starts delivering the run's messages; resolves once the subscription of its owner's channel is
+   * active in Redis, or after SUBSCRIBE_WAIT_MS when Redis has not confirmed it yet (it goes on in
+   * the background). `run.userId` is whose channel to listen on: a caller that names someone else's
+   * run under its own user hears nothing of it, as that run is published on its owner's channel.
    */
-  async subscribe(runId: string, listener: RunChannelListener): Promise<() => void> {
-    const channel = runChannel(this.#prefix, runId, this.#cluster);
-    let listeners = this.#listeners.get(channel);
+  async subscribe(run: OwnedRun, listener: RunChannelListener): Promise<() => void> {
+    const channel = userRunsChannel(this.#prefix, run.userId, this.#cluster);
+    let subscription = this.#channels.get(channel);
+    if (!subscription) {
+      const created: UserChannelSubscription = { ready: subscribeChannel(this.#redis, channel), runs: new Map() };
+      // A refused SUBSCRIBE is not kept: the user's next follower here asks Redis again. Its waiting
+      // followers fail; those that went on past the wait keep polling Postgres.
+      created.ready.catch(() => {
+        if (this.#channels.get(channel) === created) this.#channels.delete(channel);
+      });
+      this.#channels.set(channel, created);
+      subscription = created;
+    }
+    let listeners = subscription.runs.get(run.id);
     if (!listeners) {
       listeners = new Set();
-      this.#listeners.set(channel, listeners);
-      // Every follower of the channel waits for this one SUBSCRIBE: a second follower that
-      // arrived while it was in flight would otherwise replay before the channel is live and
-      // learn of events published meanwhile only from its next poll.
-      const ready = subscribeChannel(this.#redis, channel);
-      this.#ready.set(channel, ready);
-      ready.catch(() => undefined);
+      subscription.runs.set(run.id, listeners);
     }
     listeners.add(listener);
-    const ready = this.#ready.get(channel);
+    const held = subscription;
+    const runListeners = listeners;
     const unsubscribe = () => {
-      const current = this.#listeners.get(channel);
-      if (current !== listeners || !current.delete(listener)) return;
-      if (current.size === 0) {
-        this.#listeners.delete(channel);
-        this.#ready.delete(channel);
+      if (this.#channels.get(channel) !== held || !runListeners.delete(listener)) return;
+      if (runListeners.size === 0 && held.runs.get(run.id) === runListeners) held.runs.delete(run.id);
+      if (held.runs.size === 0) {
+        this.#channels.delete(channel);
         unsubscribeChannel(this.#redis, channel).catch(() => undefined);
       }
     };
     try {
-      await withDeadline(ready ?? Promise.resolve(), SUBSCRIBE_WAIT_MS, () => undefined);
+      await withDeadline(held.ready, this.#subscribeWaitMs, () => undefined);
     } catch (error) {
       unsubscribe();
       throw error;
@@ -78,8 +104,7 @@ export class RunSubscriptionHub {
   }
 
   async close(): Promise<void> {
-    this.#listeners.clear();
-    this.#ready.clear();
+    this.#channels.clear();
     await this.#redis.quit().catch(() => undefined);
   }
 }

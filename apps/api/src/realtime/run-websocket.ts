@@ -54,10 +54,10 @@ export function attachRunWebSocket(server: Server, dependencies: ApiDependencies
     }
     const token = requestToken(request, true);
     authenticateToken(dependencies.prisma, token).then(
-      () =>
+      (user) =>
         wss.handleUpgrade(request, socket, head, (ws) => {
           tokens.set(ws, token);
-          serveConnection(ws, { token, socket }, dependencies, alive);
+          serveConnection(ws, { token, userId: user.id, socket }, dependencies, alive);
         }),
       async (error: unknown) => {
         if (error instanceof UnauthorizedError) {
@@ -113,7 +113,7 @@ function closeRevoked(ws: WebSocket): void {
 
 function serveConnection(
   ws: WebSocket,
-  { token, socket }: { token: string | undefined; socket: Duplex },
+  { token, userId, socket }: { token: string | undefined; userId: string; socket: Duplex },
   dependencies: ApiDependencies,
   alive: WeakMap<WebSocket, boolean>,
 ): void {
@@ -187,6 +187,8 @@ function serveConnection(
         prisma: dependencies.prisma,
         hub: dependencies.runs.hub,
         runId,
+        // The socket's user: a run it may follow is its own, so live messages come on its channel.
+        userId,
         after,
         // The socket's token is checked again (a revoked token closes the socket), with the run's
         // owner, in the statement that reads the replay: nothing is delivered unless both hold.

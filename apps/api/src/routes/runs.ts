@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { cancelRun, getRunView, readRunEvents, requireOwnRun, UnauthorizedError } from "@agentq/core";
+import { cancelRun, getRunView, type OwnedRun, readRunEvents, requireOwnRun, UnauthorizedError } from "@agentq/core";
 import { commandDependencies, type ApiDependencies } from "../api-dependencies.ts";
 import { ANSWERED, defineRoute } from "../http/api-route.ts";
 import { authenticateToken, requestToken } from "../http/authenticate.ts";
@@ -72,7 +72,7 @@ export const runRoutes = [
     handler: async ({ dependencies, user, params, query, request, response }) => {
       const run = await requireOwnRun(dependencies.prisma, user.id, params.id);
       if (request.accepts(["application/json", "text/event-stream"]) === "text/event-stream" && request.get("accept")?.includes("text/event-stream")) {
-        await streamEvents(dependencies, request, response, run.id, lastEventId(request) ?? query.after ?? 0);
+        await streamEvents(dependencies, request, response, { id: run.id, userId: user.id }, lastEventId(request) ?? query.after ?? 0);
         return ANSWERED;
       }
       const { events } = await readRunEvents(dependencies.prisma, run.id, query.after ?? 0, EVENTS_PAGE_LIMIT + 1);
@@ -88,7 +88,7 @@ function lastEventId(request: Request): number | undefined {
   return header !== undefined && /^\d{1,9}$/.test(header.trim()) ? Number(header.trim()) : undefined;
 }
 
-async function streamEvents(dependencies: ApiDependencies, request: Request, response: Response, runId: string, after: number): Promise<void> {
+async function streamEvents(dependencies: ApiDependencies, request: Request, response: Response, run: OwnedRun, after: number): Promise<void> {
   response.status(200);
   response.setHeader("Content-Type", "text/event-stream; charset=utf-8");
   response.setHeader("Cache-Control", "no-cache, no-transform");
@@ -117,7 +117,8 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
     follower = await followRun({
       prisma: dependencies.prisma,
       hub: dependencies.runs.hub,
-      runId,
+      runId: run.id,
+      userId: run.userId,
       after,
       onEvent: (event) => response.write(`id: ${event.seq}\ndata: ${JSON.stringify(event)}\n\n`),
       onEnd: () => {
@@ -128,7 +129,7 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
   } catch (error) {
     // Headers are sent: the only way left to say "failed" is to close the stream; the client reconnects.
     clearInterval(heartbeat);
-    dependencies.logger.warn({ err: error, run_id: runId }, "following a run's events failed");
+    dependencies.logger.warn({ err: error, run_id: run.id }, "following a run's events failed");
     response.end();
     return;
   }

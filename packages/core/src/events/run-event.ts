@@ -36,14 +36,23 @@ export interface RunEventRecord {
   data: Record<string, unknown>;
 }
 
-/** What is published on a run's Redis channel: committed events, or live text. */
+/**
+ * What is published on the Redis channel of a run's owner: committed events, or live text. One
+ * channel carries every run of its user, so each message names its run.
+ */
 export type RunChannelMessage = { kind: "events"; run_id: string; events: RunEventRecord[] } | { kind: "delta"; run_id: string; text: string };
+
+/** A run and the user who owns it: its live messages go to that user's channel (never another's). */
+export interface OwnedRun {
+  id: string;
+  userId: string;
+}
 
 /**
  * Publishes to live subscribers (Redis pub/sub). Called after commit; may drop messages:
  * subscribers replay from Postgres by seq, so a drop costs latency, never correctness.
  */
 export interface RunEventPublisher {
-  publishEvents(runId: string, events: RunEventRecord[]): Promise<void>;
-  publishDelta(runId: string, text: string): Promise<void>;
+  publishEvents(run: OwnedRun, events: RunEventRecord[]): Promise<void>;
+  publishDelta(run: OwnedRun, text: string): Promise<void>;
 }

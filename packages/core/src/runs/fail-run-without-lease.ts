@@ -1,4 +1,4 @@
-import type { RunEventRecord } from "../events/run-event.ts";
+import type { OwnedRun, RunEventRecord } from "../events/run-event.ts";
 import { sqlPoolOf } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
@@ -19,14 +19,16 @@ const FAILED_CALL_REASONS = { reasonNotStarted: "not executed: the run failed", 
  * worker that still holds the run passes its lease and fails it under its fence; otherwise (or once
  * that lease is lost) the run is failed by status under its row lock, which bumps the lease version
  * so that no worker that took it meanwhile can overwrite the failure. After the commit its events are
- * published and the chat's next run, which it no longer blocks, is handed to a worker.
+ * published on its owner's channel (the caller has the owner from the run's context) and the chat's
+ * next run, which it no longer blocks, is handed to a worker.
  */
 export async function failRunWithoutLease(
   dependencies: Pick<RunLoopDependencies, "prisma" | "clock" | "generateId" | "publisher" | "scheduler" | "logger">,
-  runId: string,
+  run: OwnedRun,
   error: RunError,
   options: { lease?: RunLease } = {},
 ): Promise<RunEventRecord[]> {
+  const runId = run.id;
   const now = dependencies.clock();
   const fail = (fence: { leaseVersion: number } | { expectedStatuses: RunStatus[] }) =>
     inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
@@ -44,7 +46,7 @@ export async function failRunWithoutLease(
     (options.lease ? await fail({ leaseVersion: options.lease.leaseVersion }) : null) ??
     (await fail({ expectedStatuses: [RunStatus.queued, RunStatus.running] }));
   if (!committed) return [];
-  dependencies.publisher.publishEvents(runId, committed.events).catch((publishError: unknown) => {
+  dependencies.publisher.publishEvents(run, committed.events).catch((publishError: unknown) => {
     dependencies.logger.warn({ run_id: runId, err: publishError }, "publishing run events failed; subscribers replay from Postgres");
   });
   if (committed.nextRunOfChat) await scheduleRunOfChat(dependencies, committed.nextRunOfChat);

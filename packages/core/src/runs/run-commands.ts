@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import type { RunEventRecord } from "../events/run-event.ts";
+import type { OwnedRun, RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
@@ -19,8 +19,8 @@ import type { RunStatus } from "./run-status.ts";
  * hand runs to workers, ask a worker to stop. The API gives Redis-backed ones; tests give fakes.
  */
 export interface RunAfterCommit {
-  /** Best effort: subscribers replay from Postgres (invariant 6). */
-  publish(runId: string, events: RunEventRecord[]): void;
+  /** On the channel of the run's owner. Best effort: subscribers replay from Postgres (invariant 6). */
+  publish(run: OwnedRun, events: RunEventRecord[]): void;
   /** Hands a run to some worker; rejects (UnavailableError) when the queue cannot take it now. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow, and hands them on (runs/admit-runs.ts). */
@@ -60,7 +60,8 @@ export function startRun(dependencies: RunCommandDependencies, input: CreateRunI
       const { afterCommit } = dependencies;
       const result = await createRun(dependencies, input);
       span.setAttribute(TraceAttribute.runId, result.runId);
-      for (const { runId, events } of result.events) afterCommit.publish(runId, events);
+      // The runs it interrupted are of the same chat, so of the same user (a run's user is its chat's).
+      for (const { runId, events } of result.events) afterCommit.publish({ id: runId, userId: input.userId }, events);
       for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
       if (result.created && result.runnable) await afterCommit.admitCreated(input.userId, result.runId);
       return result;
@@ -83,7 +84,7 @@ export async function cancelRun(
     cancelRunInTransaction(client, run.id, { now: dependencies.clock(), reason: input.reason, generateId: dependencies.generateId }),
   );
   if (outcome.finishedNow) {
-    afterCommit.publish(run.id, outcome.events);
+    afterCommit.publish({ id: run.id, userId: input.userId }, outcome.events);
     // A cancelled run no longer counts against its user's max_active_runs, and may unblock its chat's next run.
     await scheduleRunOfChat(
       { scheduler: afterCommit, logger: dependencies.logger },
@@ -110,7 +111,8 @@ export async function decideRunApproval(
     const { afterCommit } = dependencies;
     const result = await decideApproval(dependencies, input);
     setSpanAttributes(span, () => ({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null }));
-    afterCommit.publish(result.runId, result.events);
+    // decideApproval found the approval as input.userId's, and an approval is its run owner's.
+    afterCommit.publish({ id: result.runId, userId: input.userId }, result.events);
     if (result.resume) {
       await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {
         dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");

@@ -92,7 +92,7 @@ export class RunExecution {
     if (!result) throw new LeaseLostError(this.runId);
     this.#cancelRequested = result.run.cancelRequested;
     if (result.events.length > 0) {
-      this.dependencies.publisher.publishEvents(this.runId, result.events).catch((error: unknown) => {
+      this.dependencies.publisher.publishEvents(this.context.run, result.events).catch((error: unknown) => {
         this.dependencies.logger.warn({ run_id: this.runId, err: error }, "publishing run events failed; subscribers replay from Postgres");
       });
     }

@@ -65,7 +65,7 @@ async function runRoundSteps(execution: RunExecution, span: Span): Promise<StepO
     tools: prepared.tools,
     signal: execution.input.signal,
     inactivityTimeoutMs: settings.agent_stream_timeout_seconds * 1000,
-    publishDelta: (text) => dependencies.publisher.publishDelta(run.id, text),
+    publishDelta: (text) => dependencies.publisher.publishDelta(run, text),
     deltaFlushMs: dependencies.deltaFlushMs ?? 25,
   });
   if (requested.kind !== "answered") {
