@@ -88,7 +88,14 @@ describe("approval_always", () => {
     const { entries } = await listAuditEntries(loop.prisma, { limit: 10 });
     const decisions = entries.filter((entry) => entry.action === "approval.decided");
     expect(decisions.map((entry) => entry.details.decision)).toEqual(["deny", "allow_task"]);
-    expect(decisions[0]).toMatchObject({ actor_id: loop.userId, details: { tool: "write_file" } });
+    expect(decisions[0]).toMatchObject({ actor_id: loop.userId });
+    expect(decisions[0]?.details).toEqual({
+      run_id: expect.stringMatching(/^run_/),
+      tool: "write_file",
+      decision: "deny",
+      edited_arguments: false,
+      covered_approvals: [],
+    });
     expect(decisions[0]?.target).toMatch(/^approval:apr_/);
   });
 });

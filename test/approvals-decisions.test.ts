@@ -45,6 +45,7 @@ describe("deciding an approval", () => {
     expect(events.filter((event) => event.type === "approval.decided")).toHaveLength(1);
     expect(events.filter((event) => event.type === "tool.started" && event.data.tool === "run_command")).toHaveLength(1);
     expect(await stack.prisma.grant.count({ where: { approvalId } })).toBe(1);
+    expect(await stack.prisma.auditEntry.count({ where: { target: `approval:${approvalId}` } })).toBe(1);
 
     // A replay once the run has finished is still "already decided".
     const replay = await decide(stack, approvalId, "allow_task");

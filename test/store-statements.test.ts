@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createChat, createUser, generateId, systemClock } from "@agentq/core";
 import { LIMIT_DEFAULTS } from "../packages/core/src/runs/admit-runs.ts";
-import { admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../packages/core/src/store/statements/admission-statements.ts";
+import {
+  admitQueuedRunsAlone,
+  admitQueuedRunsOfUser,
+  lockUserLimits,
+  selectUserDailyUsage,
+  selectUserUsage,
+} from "../packages/core/src/store/statements/admission-statements.ts";
 import { deleteWorkerPresence, upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
 import { selectAutovacuumOn } from "../packages/core/src/store/statements/maintenance-statements.ts";
 import { vacuumRunsWhereAutovacuumIsOff } from "../packages/core/src/runs/vacuum-runs.ts";
@@ -506,6 +512,53 @@ describe("the store's SQL statements", () => {
       }
     });
 
+    it("usage counts only running and admitted runs as active, and a quota check counts the day's runs up to one past its limit, with 10,000 runs waiting for admission", async () => {
+      const owner = await createUser(prisma, { name: "usage-backlog", role: "user" });
+      const chatId = (await createChat(prisma, { userId: owner.id, title: "backlog", workspaceId: undefined, generateId })).id;
+      const dayStart = new Date("2031-01-01T00:00:00.000Z");
+      const run = (id: string, values: string) =>
+        `INSERT INTO runs (id, chat_id, user_id, input, model, status, dispatched_at, input_tokens, output_tokens, created_at) VALUES ('${id}', $1, $2, 'x', 'scripted', ${values})`;
+      await pool.query(
+        `INSERT INTO runs (id, chat_id, user_id, input, model, created_at)
+        SELECT 'run_backlog_' || g, $1, $2, 'x', 'scripted', $3::timestamptz + g * interval '1 millisecond' FROM generate_series(1, 10000) AS g`,
+        [chatId, owner.id, dayStart],
+      );
+      for (const [id, values] of [
+        ["run_usage_running_1", `'running', $3, 100, 10, $3`],
+        ["run_usage_running_2", `'running', $3, 100, 10, $3`],
+        ["run_usage_admitted", `'queued', $3, 0, 0, $3`],
+        ["run_usage_parked", `'awaiting_approval', $3, 3, 2, $3`],
+        ["run_usage_yesterday", `'completed', $3::timestamptz - interval '1 hour', 1000, 1000, $3::timestamptz - interval '1 hour'`],
+      ]) {
+        await pool.query(run(`${id}_${owner.id}`, values as string), [chatId, owner.id, dayStart]);
+      }
+      expect(await selectUserUsage(pool, { userId: owner.id, dayStart })).toEqual({ active_runs: 3, runs_today: 10_004, tokens_today: 225 });
+
+      // The runs and the index entries of runs one quota check reads: the count stops one past its limit.
+      // (The backend's counters also hold earlier transactions' reads until it reports them: a difference.)
+      const readByQuotaCheck = (input: { countRunsUpTo: number; sumTokens: boolean }) =>
+        inSqlTransaction(pool, async (client) => {
+          const readSoFar = async () =>
+            (
+              await client.query(
+                `SELECT sum(pg_stat_get_xact_tuples_returned(oid))::int AS read FROM pg_class
+                WHERE oid = 'runs'::regclass OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'runs'::regclass)`,
+              )
+            ).rows[0].read as number;
+          const before = await readSoFar();
+          const usage = await selectUserDailyUsage(client, { userId: owner.id, dayStart, ...input });
+          return { usage, read: (await readSoFar()) - before };
+        });
+      const counted = await readByQuotaCheck({ countRunsUpTo: 6, sumTokens: false });
+      expect(counted.usage).toEqual({ runs_today: 6, tokens_today: 0 });
+      expect(counted.read).toBeLessThan(20);
+      expect((await readByQuotaCheck({ countRunsUpTo: 0, sumTokens: true })).usage).toEqual({ runs_today: 0, tokens_today: 225 });
+      // Counted past the whole day, it reads every run of it: what the bound saves.
+      const everything = await readByQuotaCheck({ countRunsUpTo: 20_000, sumTokens: false });
+      expect(everything.usage).toEqual({ runs_today: 10_004, tokens_today: 0 });
+      expect(everything.read).toBeGreaterThanOrEqual(10_004);
+    });
+
     it("admitQueuedRunsAlone that waited for another admission of the user admits nothing and says its read was stale", async () => {
       const { userId, runIds } = await userWithTwoQueuedRuns("admission-stale");
       const holder = await pool.connect();
@@ -752,6 +805,46 @@ describe("the store's SQL statements", () => {
       stageFileRead(next, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-3" });
       await commitRunStatement(pool, next, new Date());
       expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-3" });
+    });
+
+    it("commitRunStatement writes the change's audit entry once, with the change, and none when the fence refuses it", async () => {
+      const { runId, approvalIds } = await parkedRun();
+      const version = (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).leaseVersion;
+      const decision = (approvalId: string, leaseVersion: number) => {
+        const change = emptyStatementChange(runId, leaseVersion);
+        change.events.push({
+          type: "approval.decided",
+          data: { approval_id: approvalId, tool: "write_file", tool_call_id: "call_a", decision: "deny", decided_by: user.id, edited: false },
+        });
+        change.approvalDecisions.push({ id: approvalId, status: "denied", decision: "deny", decidedBy: user.id });
+        change.auditEntry = {
+          id: generateId("aud"),
+          actorId: user.id,
+          action: "approval.decided",
+          target: `approval:${approvalId}`,
+          details: { run_id: runId, tool: "write_file", decision: "deny", edited_arguments: false, covered_approvals: [] },
+        };
+        return change;
+      };
+      const entriesOf = (approvalId: string) => prisma.auditEntry.findMany({ where: { target: `approval:${approvalId}` } });
+      const [first, second] = approvalIds as [string, string];
+
+      expect(await commitRunStatement(pool, decision(first, version - 1), new Date())).toBeNull();
+      expect(await entriesOf(first)).toEqual([]);
+
+      const decided = decision(first, version);
+      expect((await commitRunStatement(pool, decided, new Date()))?.approvalsDecided).toBe(1);
+      const { id, actorId, action, target, details } = decided.auditEntry!;
+      expect(await entriesOf(first)).toEqual([{ id, at: expect.any(Date), actorId, action, target, details }]);
+
+      // With file reads too (the statement with both optional parts); a later step commit writes no entry.
+      const withRead = decision(second, version);
+      stageFileRead(withRead, { workspaceId: workspace.id, path: "notes.txt", revision: "rev-1" });
+      expect((await commitRunStatement(pool, withRead, new Date()))?.approvalsDecided).toBe(1);
+      expect(await selectLastFileRead(pool, { runId, workspaceId: workspace.id, path: "notes.txt" })).toEqual({ revision: "rev-1" });
+      await commitRunStatement(pool, emptyStatementChange(runId, version), new Date());
+      expect((await entriesOf(first)).map((entry) => entry.id)).toEqual([id]);
+      expect((await entriesOf(second)).map((entry) => entry.id)).toEqual([withRead.auditEntry?.id]);
     });
 
     it("commitRunStatement's finish names the chat's oldest queued run, and nothing before a finish or when none is queued", async () => {

@@ -1,5 +1,5 @@
 import { generateId } from "../ids.ts";
-import { insertAuditEntry } from "../store/statements/audit-statements.ts";
+import { type AuditEntryInsert, insertAuditEntry } from "../store/statements/audit-statements.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
 
 /** What the audit log records (API.md "Administration, MCP and services"). */
@@ -30,11 +30,19 @@ export interface AuditEntryInput {
  * the audit log never says something happened that did not, nor misses what did.
  */
 export async function recordAuditEntry(runner: SqlRunner, entry: AuditEntryInput, options: { generateId?: (prefix: string) => string } = {}): Promise<void> {
-  await insertAuditEntry(runner, {
+  await insertAuditEntry(runner, auditEntryRow(entry, options));
+}
+
+/**
+ * The row of an entry, with its new id: for a change written by one statement with its record (an
+ * approval decision's, in the run's commit statement: store/run-statement.ts `auditEntry`).
+ */
+export function auditEntryRow(entry: AuditEntryInput, options: { generateId?: (prefix: string) => string } = {}): AuditEntryInsert {
+  return {
     id: (options.generateId ?? generateId)("aud"),
     actorId: entry.actorId,
     action: entry.action,
     target: entry.target,
     details: entry.details ?? {},
-  });
+  };
 }

@@ -13,7 +13,7 @@ import {
   type RunRequest,
   selectRunsOfChatInStatuses,
 } from "../store/statements/run-create-statements.ts";
-import { lockUserLimits, selectUserUsage } from "../store/statements/admission-statements.ts";
+import { lockUserLimits, selectUserDailyUsage } from "../store/statements/admission-statements.ts";
 import { exceededQuota, QuotaExceededError, quotaDay } from "../users/user-quotas.ts";
 import { LIMIT_DEFAULTS } from "./admit-runs.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
@@ -106,8 +106,14 @@ function createRunInTransaction(dependencies: CreateRunDependencies, input: Crea
     const limits = outcome.runs_per_day > 0 || outcome.tokens_per_day > 0 ? await lockUserLimits(client, { userId, defaults: LIMIT_DEFAULTS }) : undefined;
     if (limits && (limits.runs_per_day > 0 || limits.tokens_per_day > 0)) {
       const day = quotaDay(now);
-      const usage = await selectUserUsage(client, { userId, dayStart: day.start });
-      // The new run is counted in runs_today: the quota is reached when the runs before it reached it.
+      // The new run is counted in runs_today: the quota is reached when the runs before it reached it,
+      // which counting one past the limit tells as well as counting them all.
+      const usage = await selectUserDailyUsage(client, {
+        userId,
+        dayStart: day.start,
+        countRunsUpTo: limits.runs_per_day > 0 ? limits.runs_per_day + 1 : 0,
+        sumTokens: limits.tokens_per_day > 0,
+      });
       const exceeded = exceededQuota(limits, { runs_today: usage.runs_today - 1, tokens_today: usage.tokens_today });
       if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
     }

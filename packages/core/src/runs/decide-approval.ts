@@ -1,4 +1,4 @@
-import { recordAuditEntry } from "../audit/record-audit-entry.ts";
+import { auditEntryRow } from "../audit/record-audit-entry.ts";
 import { emailContentRevision } from "../email/email-revision.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
@@ -74,8 +74,8 @@ export interface DecideApprovalResult {
  *
  * Plain SQL over the Prisma client's pool (store/statements/approval-statements.ts): this is on the
  * resume path users wait on (issue 4's latency budget). Five round trips where Prisma's interactive
- * transaction took twelve: begin, lock, read, one statement for the approvals, the grant, the run
- * and its events (store/run-statement.ts), commit.
+ * transaction took twelve: begin, lock, read, one statement for the approvals, the grant, the run,
+ * its events and the audit entry (store/run-statement.ts), commit.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const now = dependencies.clock();
@@ -154,13 +154,8 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
         });
       }
       if (stillPending === 0) change.status = RunStatus.queued;
-      // The run's lock is held, so its lease version cannot have moved since it was read.
-      const committed = await commitRunStatement(client, change, now);
-      if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
-      // The consumption is conditional (still pending): exactly one of concurrent decisions wins.
-      if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
-      await recordAuditEntry(
-        client,
+      // Written by the commit statement, with the decision it records; rolled back with it below.
+      change.auditEntry = auditEntryRow(
         {
           actorId: input.userId,
           action: "approval.decided",
@@ -175,6 +170,11 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
         },
         { generateId: dependencies.generateId },
       );
+      // The run's lock is held, so its lease version cannot have moved since it was read.
+      const committed = await commitRunStatement(client, change, now);
+      if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+      // The consumption is conditional (still pending): exactly one of concurrent decisions wins.
+      if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
       return {
         runId: approval.runId,
         status: committed.run.status,

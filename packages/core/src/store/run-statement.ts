@@ -4,7 +4,8 @@ import type { StoredToolCall } from "../runs/chat-messages.ts";
 import type { SealedApprovalFields } from "../policy/approval-seal.ts";
 import type { TaintSource } from "../policy/taint-sources.ts";
 import { RunStatus } from "./generated/enums.ts";
-import { preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
+import { type PreparedSql, preparedSql, queryParsed, type SqlRunner } from "./sql-pool.ts";
+import type { AuditEntryInsert } from "./statements/audit-statements.ts";
 import { nothingAheadInChat } from "./statements/run-lease-statements.ts";
 import { webhookDeliveryInsert } from "./statements/webhook-statements.ts";
 
@@ -129,6 +130,12 @@ export interface RunStatementChange {
    * worker's fence survives it. Unset: fenced by `leaseVersion`.
    */
   expectedStatuses?: readonly RunStatus[];
+  /**
+   * An audit entry of the change (an approval decision), written by the same statement and so only
+   * when the fence lets the change through. A caller that refuses the outcome afterwards (a decision
+   * that found its approval decided meanwhile) rolls its transaction back, the entry with the rest.
+   */
+  auditEntry?: AuditEntryInsert;
 }
 
 export function emptyStatementChange(runId: string, leaseVersion: number): RunStatementChange {
@@ -163,7 +170,7 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
  * `hook` creates the webhook deliveries of the events appended (webhooks/*.ts): with the events, in
  * the same transaction, so a delivery exists exactly when its event does.
  */
-const commitSql = (fileReads: boolean) => `
+const commitSql = (parts: CommitParts) => `
 WITH input AS (SELECT i.value AS c, $2::timestamptz AS now FROM jsonb_array_elements($1::jsonb) AS i(value)),
 run AS (
   UPDATE runs AS r SET
@@ -267,13 +274,24 @@ grant_new AS (
     ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', change.now
   FROM change, jsonb_array_elements(change.c->'grants') AS g
 )${
-  fileReads
+  parts.fileReads
     ? `,
 file_read AS (
   INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
   SELECT change.id, f->>'workspace_id', f->>'path', f->>'revision', change.now
   FROM change, jsonb_array_elements(change.c->'file_reads') AS f
   ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
+)`
+    : ""
+}${
+  parts.auditEntry
+    ? `,
+audit AS (
+  -- at: the column's default, the transaction's start, as for every other entry (audit-statements.ts).
+  INSERT INTO audit_entries (id, actor_id, action, target, details)
+  SELECT change.c->'audit'->>'id', change.c->'audit'->>'actor_id', change.c->'audit'->>'action', change.c->'audit'->>'target', change.c->'audit'->'details'
+  FROM change
+  WHERE change.c ? 'audit'
 )`
     : ""
 }
@@ -288,10 +306,29 @@ SELECT change.id, change.last_event_seq, change.status::text AS status, change.c
     ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
 FROM change`;
 
-// Two prepared variants: only a commit that carries file reads touches run_file_reads (an INSERT locks
-// its table even when it inserts nothing).
-const COMMIT_SQL = preparedSql("run_commit", commitSql(false));
-const COMMIT_WITH_FILE_READS_SQL = preparedSql("run_commit_file_reads", commitSql(true));
+/**
+ * The optional parts of the commit statement: a part is in its text only when a change of the batch
+ * needs it, since an INSERT locks its table even when it inserts nothing (and a step commit, the
+ * common case, needs neither). Each combination is its own prepared statement, named after its parts.
+ */
+interface CommitParts {
+  /** `file_read`: the changes' file reads upserted into run_file_reads. */
+  fileReads: boolean;
+  /** `audit`: the changes' audit entries (an approval decision's) inserted into audit_entries. */
+  auditEntry: boolean;
+}
+
+const commitStatements = new Map<string, PreparedSql>();
+
+function commitStatement(parts: CommitParts): PreparedSql {
+  const name = `run_commit${parts.fileReads ? "_file_reads" : ""}${parts.auditEntry ? "_audit" : ""}`;
+  let statement = commitStatements.get(name);
+  if (!statement) {
+    statement = preparedSql(name, commitSql(parts));
+    commitStatements.set(name, statement);
+  }
+  return statement;
+}
 
 /** The run row the commit left (no row: the fence refused), and how many decisions found their approval pending. */
 const committedRow = z.object({
@@ -328,7 +365,10 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
  * refused). A failure fails them all: RunCommitBatcher then commits them one by one.
  */
 export async function commitRunStatements(runner: SqlRunner, changes: readonly RunStatementChange[], now: Date): Promise<(CommittedChange | null)[]> {
-  const statement = changes.some((change) => change.fileReads.length > 0) ? COMMIT_WITH_FILE_READS_SQL : COMMIT_SQL;
+  const statement = commitStatement({
+    fileReads: changes.some((change) => change.fileReads.length > 0),
+    auditEntry: changes.some((change) => change.auditEntry !== undefined),
+  });
   const payload = `[${changes.map((change) => withoutNulCharacters(JSON.stringify(statementPayload(change)))).join(",")}]`;
   const rows = await queryParsed(runner, statement, [payload, now.toISOString()], committedRow);
   const byRun = new Map(rows.map((row) => [row.id, row]));
@@ -429,6 +469,10 @@ function statementPayload(change: RunStatementChange): Record<string, unknown> {
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
+  if (change.auditEntry) {
+    const entry = change.auditEntry;
+    payload.audit = { id: entry.id, actor_id: entry.actorId, action: entry.action, target: entry.target, details: entry.details };
+  }
   return payload;
 }
 
@@ -472,6 +516,7 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.releaseLease !== true &&
     change.withdrawPendingApprovals !== true &&
     change.requestCancel !== true &&
+    change.auditEntry === undefined &&
     !change.tainted &&
     Object.values(change.increments).every((value) => value === 0)
   );

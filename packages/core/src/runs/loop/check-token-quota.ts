@@ -1,5 +1,5 @@
 import { sqlPoolOf } from "../../store/create-prisma-client.ts";
-import { selectUserUsage } from "../../store/statements/admission-statements.ts";
+import { selectUserDailyUsage } from "../../store/statements/admission-statements.ts";
 import { quotaDay } from "../../users/user-quotas.ts";
 import type { RunError } from "../run-error.ts";
 import type { RunExecution } from "./run-execution.ts";
@@ -16,7 +16,12 @@ export async function checkTokenQuota(execution: RunExecution): Promise<{ error:
   if (limit <= 0 || context.run.rounds === 0) return null;
   await execution.flush();
   const day = quotaDay(dependencies.clock());
-  const usage = await selectUserUsage(sqlPoolOf(dependencies.prisma), { userId: context.run.userId, dayStart: day.start });
+  const usage = await selectUserDailyUsage(sqlPoolOf(dependencies.prisma), {
+    userId: context.run.userId,
+    dayStart: day.start,
+    countRunsUpTo: 0,
+    sumTokens: true,
+  });
   if (usage.tokens_today < limit) return null;
   return {
     error: {

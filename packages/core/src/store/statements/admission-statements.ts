@@ -186,18 +186,61 @@ const usageRow = z.object({ active_runs: z.number(), runs_today: z.number(), tok
 
 export type UserUsageRow = z.output<typeof usageRow>;
 
-/** The user's active runs and what their runs created since `dayStart` counted (runs, model tokens). */
+/**
+ * How many of `user`'s runs are active (ACTIVE_RUN_CONDITION), as admission counts them: two ranges of
+ * the admission index (running; queued and admitted), read in its order (admissionOrder says why), so
+ * the runs waiting for admission behind them are never visited, however many the user has queued.
+ */
+function activeRunCount(user: string): string {
+  return `(SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'running' ORDER BY ${admissionOrder("r")}) AS running)
+    + (SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NOT NULL ORDER BY ${admissionOrder("r")}) AS admitted)`;
+}
+
+/**
+ * The user's active runs and what their runs created since `dayStart` counted (runs, model tokens), as
+ * the user and the admins see them (users/user-usage.ts). The day's counts are exact, so they visit
+ * every run of the day, queued or not: a quota check asks selectUserDailyUsage instead.
+ */
 export async function selectUserUsage(runner: SqlRunner, input: { userId: string; dayStart: Date }): Promise<UserUsageRow> {
   const [row] = await queryParsed(
     runner,
     `SELECT
-      (SELECT count(*) FROM runs WHERE user_id = $1 AND status IN ('queued', 'running') AND ${ACTIVE_RUN_CONDITION})::int AS active_runs,
+      (${activeRunCount("$1")})::int AS active_runs,
       (SELECT count(*) FROM runs WHERE user_id = $1 AND created_at >= $2)::int AS runs_today,
       (SELECT COALESCE(sum(input_tokens + output_tokens), 0) FROM runs WHERE user_id = $1 AND created_at >= $2)::float8 AS tokens_today`,
     [input.userId, input.dayStart],
     usageRow,
   );
   return row ?? { active_runs: 0, runs_today: 0, tokens_today: 0 };
+}
+
+const dailyUsageRow = usageRow.omit({ active_runs: true });
+
+export type UserDailyUsageRow = z.output<typeof dailyUsageRow>;
+
+/**
+ * What a daily quota check needs of the user's runs created since `dayStart`, and no more: a run's
+ * creation (runs and tokens, under the user's lock) and each round of a run with a token quota
+ * (tokens only) ask it. The day's runs are counted up to `countRunsUpTo` (0: not counted): a caller
+ * compares the count with a limit, so counting one past it answers the same, and a user whose day
+ * holds thousands of queued runs costs their quota, not their backlog. They are read in the order of
+ * the (user_id, created_at) index, so that no plan reads the table until it has found enough. The
+ * tokens are summed only with `sumTokens`; that sum still reads every run of the day, the queued ones
+ * too (they hold no tokens, but no index tells them apart from the day's other runs).
+ */
+export async function selectUserDailyUsage(
+  runner: SqlRunner,
+  input: { userId: string; dayStart: Date; countRunsUpTo: number; sumTokens: boolean },
+): Promise<UserDailyUsageRow> {
+  const [row] = await queryParsed(
+    runner,
+    `SELECT
+      (SELECT count(*) FROM (SELECT 1 FROM runs WHERE user_id = $1 AND created_at >= $2 ORDER BY created_at LIMIT $3) AS today)::int AS runs_today,
+      (SELECT COALESCE(sum(input_tokens + output_tokens), 0) FROM runs WHERE $4 AND user_id = $1 AND created_at >= $2)::float8 AS tokens_today`,
+    [input.userId, input.dayStart, Math.max(0, input.countRunsUpTo), input.sumTokens],
+    dailyUsageRow,
+  );
+  return row ?? { runs_today: 0, tokens_today: 0 };
 }
 
 const userIdRow = z.object({ user_id: z.string() });
