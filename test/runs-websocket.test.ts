@@ -246,8 +246,9 @@ describe("WebSocket /api/ws", () => {
     const { id: userId, token } = await stack.createUser("two-followers");
     const probe = await stack.run(await stack.createChat({ token }), { input: scenarioInput([{ text: "probe" }]) }, token);
     await stack.waitForRun(probe, undefined, 20_000, token);
-    // Both runs stream a few pieces of text, then stall until the test lets them go on.
-    const streaming = (text: string, name: string) => scenarioInput([{ text, stallAfterEvents: 4, stallUntil: name }]);
+    // Both runs stream a few pieces of text, then stall until the test lets them go on. Deltas are live
+    // only: the first byte is held back 3 s so that both subscriptions are active before any is published.
+    const streaming = (text: string, name: string) => scenarioInput([{ text, delayMs: 3000, chunkDelayMs: 40, stallAfterEvents: 4, stallUntil: name }]);
     const runA = await stack.run(await stack.createChat({ token }), { input: streaming("alpha ".repeat(10), "shared-a") }, token);
     const runB = await stack.run(await stack.createChat({ token }), { input: streaming("bravo ".repeat(10), "shared-b") }, token);
     const deltasOf = (socket: { messages: any[] }, runId: string) => socket.messages.filter((message) => message.type === "delta" && message.run_id === runId);

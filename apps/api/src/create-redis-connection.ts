@@ -1,6 +1,5 @@
 import type { Logger } from "@agentq/core";
 import { createRedis, type RedisClient } from "@agentq/queue";
-import { withDeadline } from "./with-deadline.ts";
 
 /** Reconnection errors repeat every few seconds while Redis is down; log one per this many ms. Default 30 s. */
 const ERROR_LOG_INTERVAL_MS = 30_000;
@@ -24,16 +23,4 @@ export function createRedisConnection(redisUrl: string, logger: Logger, connecti
     lastLoggedAt = 0;
   });
   return redis;
-}
-
-/** QUIT when connected (lets pending replies arrive), otherwise drop the connection at once. */
-export async function closeRedisConnection(redis: RedisClient, timeoutMs = 1000): Promise<void> {
-  if (redis.status === "ready") {
-    await withDeadline(
-      redis.quit().catch(() => undefined),
-      timeoutMs,
-      () => undefined,
-    );
-  }
-  redis.disconnect();
 }

@@ -24,9 +24,8 @@ import {
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
-import { createRedis, createRedisRunEventPublisher, publishControl, RunQueue } from "@agentq/queue";
+import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
 import type { ApiConfig } from "./config.ts";
-import { closeRedisConnection } from "./create-redis-connection.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
 import { withDeadline } from "./with-deadline.ts";
 
@@ -140,9 +139,11 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
       publishControl(queueConnection, config.queuePrefix, { type: "job.stop", job_id: jobId }).catch(() => undefined);
     },
     async close() {
-      await hub.close();
-      await runQueue.close().catch(() => undefined);
-      await closeRedisConnection(queueConnection);
+      const closing = { logger };
+      // The hub QUITs its subscriber; bounded like every other close (queue close-or-disconnect.ts).
+      await closeOrDisconnect({ name: "agentq-api-subscriber", close: () => hub.close(), disconnect: () => subscriber.disconnect() }, closing);
+      await closeOrDisconnect({ name: "run queue", close: () => runQueue.close() }, closing);
+      await quitOrDisconnect(queueConnection, closing);
     },
   };
   return services;

@@ -3,11 +3,11 @@ import type { AddressInfo, Socket } from "node:net";
 import type { Telemetry } from "bullmq";
 import type { DestinationStream } from "pino";
 import { bootstrapAdmin, createLogger, createPrismaClient } from "@agentq/core";
-import { logEvictionPolicy } from "@agentq/queue";
+import { logEvictionPolicy, quitOrDisconnect } from "@agentq/queue";
 import type { ApiDependencies } from "./api-dependencies.ts";
 import { createApp } from "./app.ts";
 import type { ApiConfig } from "./config.ts";
-import { closeRedisConnection, createRedisConnection } from "./create-redis-connection.ts";
+import { createRedisConnection } from "./create-redis-connection.ts";
 import { createApiMetrics, registerQueueMetrics } from "./http/api-metrics.ts";
 import { attachRunWebSocket } from "./realtime/run-websocket.ts";
 import { createRunServices } from "./run-services.ts";
@@ -79,7 +79,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     runs = overrides.runs ?? (await createRunServices({ config, prisma, logger, queueTelemetry: overrides.queueTelemetry }));
   } catch (error) {
     if (overrides.prisma === undefined) await prisma.$disconnect();
-    if (overrides.redis === undefined) await closeRedisConnection(redis);
+    if (overrides.redis === undefined) await quitOrDisconnect(redis, { logger });
     throw error;
   }
   const dependencies: ApiDependencies = {
@@ -97,7 +97,7 @@ export async function startApiServer(config: ApiConfig, overrides: StartApiServe
     websocket?.close();
     if (overrides.runs === undefined) await runs.close();
     if (overrides.prisma === undefined) await prisma.$disconnect();
-    if (overrides.redis === undefined) await closeRedisConnection(redis);
+    if (overrides.redis === undefined) await quitOrDisconnect(redis, { logger });
   };
 
   let server: Server;

@@ -43,6 +43,9 @@ import {
   WORKER_PRESENCE_INTERVAL_MS,
 } from "@agentq/core";
 import {
+  CLOSE_TIMEOUT_MS,
+  closeOrDisconnect,
+  closeWorkerOrDisconnect,
   controlChannel,
   createRedis,
   logEvictionPolicy,
@@ -50,6 +53,7 @@ import {
   publishControl,
   createRedisRunEventPublisher,
   parseJob,
+  quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
   subscribeChannel,
@@ -355,28 +359,32 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     async close() {
       if (shuttingDown) return;
       shuttingDown = true;
+      const stoppingAt = Date.now();
       clearInterval(reconciler);
       clearInterval(presence);
       const deadline = setTimeout(() => {
         for (const run of active.values()) run.controller.abort(new RunAbort("shutdown"));
       }, config.shutdownGraceMs);
+      // Each Redis step is bounded (queue close-or-disconnect.ts): a stop during a failover must not hang.
+      const closing = { logger };
       try {
-        await worker.close();
+        // BullMQ waits for the runs in progress: they get the grace period (then are aborted, above).
+        await closeWorkerOrDisconnect(worker, "run jobs (BullMQ worker)", { logger, timeoutMs: config.shutdownGraceMs + CLOSE_TIMEOUT_MS });
         await webhooks.close();
         await jobs.close();
         await mcp.close();
       } finally {
         clearTimeout(deadline);
-        await subscriber.quit().catch(() => undefined);
-        await runQueue.close().catch(() => undefined);
-        await Promise.all([commands.quit(), blocking.quit(), eventConnection.quit()].map((promise) => promise.catch(() => undefined)));
+        await quitOrDisconnect(subscriber, closing);
+        await closeOrDisconnect({ name: "run queue", close: () => runQueue.close() }, closing);
+        await Promise.all([commands, blocking, eventConnection].map((connection) => quitOrDisconnect(connection, closing)));
         clearInterval(heartbeat);
         await renewing;
         await removeWorkerPresence(leasePrisma, workerId).catch(() => undefined);
         await leasePrisma.$disconnect();
         await prisma.$disconnect();
       }
-      logger.info({ worker_id: workerId }, "worker stopped");
+      logger.info({ worker_id: workerId, elapsed_ms: Date.now() - stoppingAt }, "worker stopped");
     },
   };
 }

@@ -11,7 +11,17 @@ import {
   systemHostResolver,
   type WebhookDeliveryDependencies,
 } from "@agentq/core";
-import { createRedis, parseJob, WEBHOOK_QUEUE_NAME, WebhookQueue, type RedisClient } from "@agentq/queue";
+import {
+  CLOSE_TIMEOUT_MS,
+  closeOrDisconnect,
+  closeWorkerOrDisconnect,
+  createRedis,
+  parseJob,
+  quitOrDisconnect,
+  WEBHOOK_QUEUE_NAME,
+  WebhookQueue,
+  type RedisClient,
+} from "@agentq/queue";
 
 export interface WebhookDispatcherOptions {
   prisma: PrismaClient;
@@ -94,10 +104,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     async close() {
       closed = true;
       clearInterval(timer);
-      await scanning;
-      await worker.close();
-      await queue.close().catch(() => undefined);
-      await blocking.quit().catch(() => undefined);
+      const closing = { logger };
+      // A scan enqueues on a connection that waits out a Redis outage: not waited for past the timeout.
+      await closeOrDisconnect({ name: "webhook scan", close: () => scanning }, closing);
+      // Deliveries in flight get their request's timeout.
+      await closeWorkerOrDisconnect(worker, "webhook jobs (BullMQ worker)", { logger, timeoutMs: options.requestTimeoutMs + CLOSE_TIMEOUT_MS });
+      await closeOrDisconnect({ name: "webhook queue", close: () => queue.close() }, closing);
+      await quitOrDisconnect(blocking, closing);
     },
   };
 }

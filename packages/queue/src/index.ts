@@ -7,3 +7,4 @@ export * from "./pub-sub.ts";
 export * from "./redis-run-event-publisher.ts";
 export * from "./check-eviction-policy.ts";
 export * from "./delete-keys-with-prefix.ts";
+export * from "./close-or-disconnect.ts";
