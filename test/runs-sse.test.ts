@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
+import { parkedRunOfNewUser } from "./support/approval-test-helpers.ts";
 import { createTestRedis } from "./support/redis.ts";
 import { waitForUserChannelSubscribers } from "./support/run-channel-subscribers.ts";
 import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
@@ -176,22 +177,7 @@ describe("server-sent events (GET /api/runs/:id/events with Accept: text/event-s
   });
 
   it("a client that goes away releases the user's channel, and so does a stream that ended", async () => {
-    // A user of its own: no other test's follower holds their channel.
-    const { id: userId, token } = await stack.createUser("sse-channel-release");
-    const workspaceId = await stack.createWorkspace(token);
-    await stack.putFile(workspaceId, "notes.txt", "notes", token);
-    const chatId = await stack.createChat({ workspaceId, token });
-    const runId = await stack.run(
-      chatId,
-      {
-        input: scenarioInput([
-          { tool: "read_file", args: { path: "notes.txt" } },
-          { tool: "write_file", args: { path: "o.txt", content: "o" } },
-        ]),
-      },
-      token,
-    );
-    const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
+    const { userId, token, runId, parked } = await parkedRunOfNewUser(stack, "sse-channel-release");
     const controller = new AbortController();
     const response = await fetch(`${stack.url}/api/runs/${runId}/events`, {
       headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" },

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { scenarioInput } from "@agentq/core/testing";
+import { parkedRunOfNewUser } from "./support/approval-test-helpers.ts";
 import { createTestRedis } from "./support/redis.ts";
 import { waitForUserChannelSubscribers } from "./support/run-channel-subscribers.ts";
 import { expectContiguous, startTestStack, type RunEvent, type TestStack } from "./support/test-stack.ts";
@@ -197,22 +198,7 @@ describe("WebSocket /api/ws", () => {
   });
 
   it("closing the socket, unsubscribing, or the run ending releases the user's channel", async () => {
-    // A user of its own: no other test's follower holds their channel.
-    const { id: userId, token } = await stack.createUser("channel-release");
-    const workspaceId = await stack.createWorkspace(token);
-    await stack.putFile(workspaceId, "notes.txt", "notes", token);
-    const chatId = await stack.createChat({ workspaceId, token });
-    const runId = await stack.run(
-      chatId,
-      {
-        input: scenarioInput([
-          { tool: "read_file", args: { path: "notes.txt" } },
-          { tool: "write_file", args: { path: "o.txt", content: "o" } },
-        ]),
-      },
-      token,
-    );
-    await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
+    const { userId, token, runId } = await parkedRunOfNewUser(stack, "channel-release");
 
     const first = await stack.connectWebSocket(token);
     first.send({ type: "subscribe", run_id: runId, after: 0 });

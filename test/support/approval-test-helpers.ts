@@ -81,3 +81,21 @@ export async function injectedChat(stack: TestStack): Promise<{ chatId: string; 
 export function readThen(...steps: ScenarioStep[]): string {
   return scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, ...steps]);
 }
+
+/**
+ * A new user (no other test's follower holds their channel) with a run parked for approval: it reads
+ * notes.txt, then its write_file waits. Returns the user's id and token, the run's id and the parked run.
+ */
+export async function parkedRunOfNewUser(stack: TestStack, name: string): Promise<{ userId: string; token: string; runId: string; parked: any }> {
+  const { id: userId, token } = await stack.createUser(name);
+  const workspaceId = await stack.createWorkspace(token);
+  await stack.putFile(workspaceId, "notes.txt", "notes", token);
+  const chatId = await stack.createChat({ workspaceId, token });
+  const input = scenarioInput([
+    { tool: "read_file", args: { path: "notes.txt" } },
+    { tool: "write_file", args: { path: "o.txt", content: "o" } },
+  ]);
+  const runId = await stack.run(chatId, { input }, token);
+  const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
+  return { userId, token, runId, parked };
+}
