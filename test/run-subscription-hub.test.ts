@@ -29,7 +29,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await hub.close();
+  hub.close();
+  await subscriber.quit();
   await admin.call("ACL", "DELUSER", aclUser);
   await publisher.quit();
   await admin.quit();

@@ -140,8 +140,8 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     },
     async close() {
       const closing = { logger };
-      // The hub QUITs its subscriber; bounded like every other close (queue close-or-disconnect.ts).
-      await closeOrDisconnect({ name: "agentq-api-subscriber", close: () => hub.close(), disconnect: () => subscriber.disconnect() }, closing);
+      hub.close();
+      await quitOrDisconnect(subscriber, closing);
       await closeOrDisconnect({ name: "run queue", close: () => runQueue.close() }, closing);
       await quitOrDisconnect(queueConnection, closing);
     },

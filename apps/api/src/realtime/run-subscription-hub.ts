@@ -103,8 +103,8 @@ export class RunSubscriptionHub {
     return unsubscribe;
   }
 
-  async close(): Promise<void> {
+  /** Stops delivering. The subscriber connection is its creator's to close (run-services.ts). */
+  close(): void {
     this.#channels.clear();
-    await this.#redis.quit().catch(() => undefined);
   }
 }

@@ -32,8 +32,18 @@ export const userLimitsRow = z.object({ max_active_runs: z.number(), runs_per_da
 /**
  * A run counts as active while it is running, or queued and admitted (handed to the queue, or a
  * started run waiting to resume). Parked runs (awaiting approval) hold nothing and do not count.
+ * The two are counted apart, each on its range of the admission index, read in that index's order
+ * (admissionOrder says why): the runs waiting for admission behind them are never visited, however
+ * many the user has queued.
  */
-export const ACTIVE_RUN_CONDITION = "(status = 'running' OR (status = 'queued' AND dispatched_at IS NOT NULL))";
+function runningRunsOf(user: string): string {
+  return `(SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'running' ORDER BY ${admissionOrder("r")})`;
+}
+
+/** The user's admitted runs still queued (see runningRunsOf), with their lease versions: 0 for one not started yet. */
+function admittedRunsOf(user: string): string {
+  return `(SELECT r.lease_version FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NOT NULL ORDER BY ${admissionOrder("r")})`;
+}
 
 /**
  * The CTEs `counts`, `picked` and `admitted`: the user's oldest queued runs that nothing in their
@@ -66,10 +76,9 @@ function admissionCtes(user: string, room: { from: string; maxActiveRuns: string
     - (SELECT count(*) FROM (SELECT 1 FROM runs WHERE status = 'queued' AND dispatched_at IS NOT NULL ORDER BY dispatched_at) AS admitted))`;
   const waitingBound = `GREATEST(${room.maxWaiting}, ${idleSlots})`;
   return `counts AS (
-  SELECT admitted.n + (SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'running' ORDER BY ${admissionOrder("r")}) AS running) AS active,
+  SELECT admitted.n + (SELECT count(*) FROM ${runningRunsOf(user)} AS running) AS active,
     admitted.waiting
-  FROM (SELECT count(*) AS n, count(*) FILTER (WHERE lease_version = 0) AS waiting
-    FROM (SELECT r.lease_version FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NOT NULL ORDER BY ${admissionOrder("r")}) AS q) AS admitted
+  FROM (SELECT count(*) AS n, count(*) FILTER (WHERE lease_version = 0) AS waiting FROM ${admittedRunsOf(user)} AS q) AS admitted
 ),
 picked AS (
   SELECT r.id FROM runs AS r
@@ -186,14 +195,9 @@ const usageRow = z.object({ active_runs: z.number(), runs_today: z.number(), tok
 
 export type UserUsageRow = z.output<typeof usageRow>;
 
-/**
- * How many of `user`'s runs are active (ACTIVE_RUN_CONDITION), as admission counts them: two ranges of
- * the admission index (running; queued and admitted), read in its order (admissionOrder says why), so
- * the runs waiting for admission behind them are never visited, however many the user has queued.
- */
+/** How many of `user`'s runs are active, counted as admission counts them (runningRunsOf, admittedRunsOf). */
 function activeRunCount(user: string): string {
-  return `(SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'running' ORDER BY ${admissionOrder("r")}) AS running)
-    + (SELECT count(*) FROM (SELECT 1 FROM runs AS r WHERE r.user_id = ${user} AND r.status = 'queued' AND r.dispatched_at IS NOT NULL ORDER BY ${admissionOrder("r")}) AS admitted)`;
+  return `(SELECT count(*) FROM ${runningRunsOf(user)} AS running) + (SELECT count(*) FROM ${admittedRunsOf(user)} AS admitted)`;
 }
 
 /**
