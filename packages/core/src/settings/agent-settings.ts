@@ -127,14 +127,31 @@ export async function loadSettings(prisma: PrismaClient): Promise<AgentSettings>
   return settingsFromRows(await selectSettingRows(sqlPoolOf(prisma)));
 }
 
-/** The settings rows (key, stored JSON value) over the defaults. */
+/**
+ * The rows last read and the settings they gave: every run's context carries the settings rows, which
+ * change rarely, and validating each row (settingsPatchSchema) cost more than the rest of loading a run.
+ */
+let lastParsed: { rowsText: string; settings: AgentSettings } | undefined;
+
+/** The settings rows (key, stored JSON value) over the defaults. The result is the caller's own: a copy. */
 export function settingsFromRows(rows: readonly { key: string; value: unknown }[]): AgentSettings {
+  const rowsText = JSON.stringify(rows);
+  if (lastParsed?.rowsText !== rowsText) lastParsed = { rowsText, settings: parseSettingRows(rows) };
+  return copySettings(lastParsed.settings);
+}
+
+function parseSettingRows(rows: readonly { key: string; value: unknown }[]): AgentSettings {
   const settings = defaultSettings();
   for (const row of rows) {
     const parsed = settingsPatchSchema.safeParse({ [row.key]: row.value });
     if (parsed.success) Object.assign(settings, normalizePatch(parsed.data));
   }
   return settings;
+}
+
+/** The lists are the only values that are not primitives. */
+function copySettings(settings: AgentSettings): AgentSettings {
+  return { ...settings, web_fetch_allow: [...settings.web_fetch_allow], approval_always: [...settings.approval_always] };
 }
 
 function normalizePatch(patch: SettingsPatch): Partial<AgentSettings> {

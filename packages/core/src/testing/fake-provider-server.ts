@@ -155,8 +155,14 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       if (response.delayMs) await wait(response.delayMs, gone.signal);
       if (gone.signal.aborted) return;
       outgoing.writeHead(plan.status, plan.headers);
-      outgoing.flushHeaders();
       const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.stallUntil !== undefined || response.hangUp ? 0 : undefined);
+      if (stallAt === undefined && !response.chunkDelayMs) {
+        // Nothing to wait for between parts: the whole body in one write with the headers, as a fast
+        // provider's would arrive, instead of a packet per part that the client reads one by one.
+        outgoing.end(plan.parts.join(""));
+        return;
+      }
+      outgoing.flushHeaders();
       for (let index = 0; index <= plan.parts.length; index += 1) {
         if (index === stallAt) {
           if (response.hangUp) {
