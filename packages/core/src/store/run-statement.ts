@@ -167,12 +167,37 @@ export function emptyStatementChange(runId: string, leaseVersion: number): RunSt
  * not share a statement (the chat's message count is updated once per statement): the batcher never
  * puts two of one chat's runs together, and a batch that fails is retried change by change.
  *
- * `hook` creates the webhook deliveries of the events appended (webhooks/*.ts): with the events, in
- * the same transaction, so a delivery exists exactly when its event does.
+ * Only the parts that a change of the batch needs are in the text (CommitParts): the run row and the
+ * result always, the rest by what the changes carry.
  */
-const commitSql = (parts: CommitParts) => `
+const commitSql = (parts: CommitParts) => {
+  const writes = [
+    parts.events && EVENTS_SQL,
+    parts.messages && MESSAGES_SQL,
+    parts.toolCallInserts && TOOL_CALL_INSERTS_SQL,
+    parts.toolCallUpdates && TOOL_CALL_UPDATES_SQL,
+    parts.approvals && APPROVALS_SQL,
+  ].filter((part) => part !== false);
+  return `${RUN_SQL}${writes.map((part) => `,\n${part}`).join("")}
+SELECT change.id, change.last_event_seq, change.status::text AS status, change.cancel_requested, change.lease_version,
+  ${parts.approvals ? "(SELECT count(*) FROM apr_decided WHERE apr_decided.run_id = change.id)::int" : "0"} AS approvals_decided,
+  -- A finish hands the chat on: its oldest queued run that nothing blocks once this one has ended
+  -- (this statement still sees the finishing run as active, so it is left out of the check).
+  CASE WHEN change.c ? 'finish' THEN (
+    SELECT json_build_object('id', n.id, 'last_event_seq', n.last_event_seq, 'lease_version', n.lease_version)
+    FROM runs AS n
+    WHERE n.chat_id = change.chat_id AND n.status = 'queued' AND n.id <> change.id AND ${nothingAheadInChat("n", "change.id")}
+    ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
+FROM change`;
+};
+
+/**
+ * `change`: the fenced run update (seq allocation, counters, status), returning each change beside the
+ * row it updated (RETURNING reads the joined input row: no second join of the changes with the runs).
+ */
+const RUN_SQL = `
 WITH input AS (SELECT i.value AS c, $2::timestamptz AS now FROM jsonb_array_elements($1::jsonb) AS i(value)),
-run AS (
+change AS (
   UPDATE runs AS r SET
     last_event_seq = r.last_event_seq + jsonb_array_length(input.c->'events'),
     updated_at = input.now,
@@ -200,10 +225,14 @@ run AS (
     AND CASE WHEN input.c ? 'status_in'
       THEN r.status::text IN (SELECT jsonb_array_elements_text(input.c->'status_in'))
       ELSE r.lease_version = (input.c->>'lease_version')::int END
-  RETURNING r.id, r.chat_id, r.user_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version
-),
-change AS (SELECT run.*, input.c, input.now FROM run JOIN input ON input.c->>'run_id' = run.id),
-ev AS (
+  RETURNING r.id, r.chat_id, r.user_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version, input.c, input.now
+)`;
+
+/**
+ * `ev` appends the events with their seqs; `hook` creates their webhook deliveries (webhooks/*.ts):
+ * with the events, in the same transaction, so a delivery exists exactly when its event does.
+ */
+const EVENTS_SQL = `ev AS (
   INSERT INTO run_events (run_id, seq, type, data, created_at)
   SELECT change.id, change.last_event_seq - jsonb_array_length(change.c->'events') + e.ord::int, e.value->>'type', e.value->'data', change.now
   FROM change, jsonb_array_elements(change.c->'events') WITH ORDINALITY AS e(value, ord)
@@ -211,8 +240,10 @@ ev AS (
 hook AS (
   ${webhookDeliveryInsert(`(SELECT change.id AS run_id, change.user_id, change.last_event_seq - jsonb_array_length(change.c->'events') + 1 AS first_seq,
     change.c->'events' AS events, change.now FROM change WHERE jsonb_array_length(change.c->'events') > 0)`)}
-),
-chat AS (
+)`;
+
+/** The messages, at positions after the chat's count, which `chat` raises. */
+const MESSAGES_SQL = `chat AS (
   UPDATE chats SET message_count = chats.message_count + jsonb_array_length(change.c->'messages'), updated_at = change.now
   FROM change
   WHERE chats.id = change.chat_id AND chats.id = ANY (ARRAY(SELECT chat_id FROM change)) AND jsonb_array_length(change.c->'messages') > 0
@@ -223,8 +254,10 @@ msg AS (
   SELECT m.value->>'id', change.chat_id, change.id, chat.message_count - jsonb_array_length(change.c->'messages') + m.ord::int,
     (m.value->>'role')::"MessageRole", m.value->>'content', NULLIF(m.value->'tool_calls', 'null'::jsonb), m.value->>'tool_call_id', change.now
   FROM change JOIN chat ON chat.id = change.chat_id, jsonb_array_elements(change.c->'messages') WITH ORDINALITY AS m(value, ord)
-),
-tc_new AS (
+)`;
+
+/** The tool-call rows inserted (a round's calls, recorded before they run). */
+const TOOL_CALL_INSERTS_SQL = `tc_new AS (
   INSERT INTO tool_calls (id, run_id, call_id, round, position, tool, arguments, effects, status, attempts, started_at, ok, result, completed_at, created_at)
   SELECT t->>'id', change.id, t->>'call_id', (t->>'round')::int, (t->>'position')::int, t->>'tool', t->'arguments',
     ARRAY(SELECT jsonb_array_elements_text(t->'effects')), (t->>'status')::"ToolCallStatus",
@@ -233,8 +266,10 @@ tc_new AS (
     (t->>'ok')::boolean, t->>'result',
     CASE WHEN (t->>'completed')::boolean THEN change.now END, change.now
   FROM change, jsonb_array_elements(change.c->'tool_inserts') AS t
-),
-tc_upd AS (
+)`;
+
+/** The tool-call rows updated (a call answered, or started again), and the file reads that a tool's result reports. */
+const TOOL_CALL_UPDATES_SQL = `tc_upd AS (
   UPDATE tool_calls AS tc SET
     status = COALESCE((u->>'status')::"ToolCallStatus", tc.status),
     ok = CASE WHEN u ? 'ok' THEN (u->>'ok')::boolean ELSE tc.ok END,
@@ -246,7 +281,15 @@ tc_upd AS (
   FROM change, jsonb_array_elements(change.c->'tool_updates') AS u
   WHERE tc.id = u->>'id' AND tc.run_id = change.id
 ),
-apr AS (
+file_read AS (
+  INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
+  SELECT change.id, f->>'workspace_id', f->>'path', f->>'revision', change.now
+  FROM change, jsonb_array_elements(change.c->'file_reads') AS f
+  ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
+)`;
+
+/** A park's sealed approvals, a decision (its grant, its audit entry), and the withdrawal of a run's pending approvals. */
+const APPROVALS_SQL = `apr AS (
   INSERT INTO approvals (id, run_id, chat_id, user_id, tool_call_row_id, tool_call_id, tool, arguments, arguments_hash, workspace_id,
     effects, target_path, target_revision, target_document_id, target_email_id, policy_version, expires_at, seal, tainted_by, pause_reason, created_at)
   SELECT a->>'id', change.id, a->>'chat_id', a->>'user_id', a->>'tool_call_row_id', a->>'tool_call_id', a->>'tool', a->'arguments',
@@ -273,55 +316,65 @@ grant_new AS (
   SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
     ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', change.now
   FROM change, jsonb_array_elements(change.c->'grants') AS g
-)${
-  parts.fileReads
-    ? `,
-file_read AS (
-  INSERT INTO run_file_reads (run_id, workspace_id, path, revision, read_at)
-  SELECT change.id, f->>'workspace_id', f->>'path', f->>'revision', change.now
-  FROM change, jsonb_array_elements(change.c->'file_reads') AS f
-  ON CONFLICT (run_id, workspace_id, path) DO UPDATE SET revision = EXCLUDED.revision, read_at = EXCLUDED.read_at
-)`
-    : ""
-}${
-  parts.auditEntry
-    ? `,
+),
 audit AS (
   -- at: the column's default, the transaction's start, as for every other entry (audit-statements.ts).
   INSERT INTO audit_entries (id, actor_id, action, target, details)
   SELECT change.c->'audit'->>'id', change.c->'audit'->>'actor_id', change.c->'audit'->>'action', change.c->'audit'->>'target', change.c->'audit'->'details'
   FROM change
   WHERE change.c ? 'audit'
-)`
-    : ""
-}
-SELECT change.id, change.last_event_seq, change.status::text AS status, change.cancel_requested, change.lease_version,
-  (SELECT count(*) FROM apr_decided WHERE apr_decided.run_id = change.id)::int AS approvals_decided,
-  -- A finish hands the chat on: its oldest queued run that nothing blocks once this one has ended
-  -- (this statement still sees the finishing run as active, so it is left out of the check).
-  CASE WHEN change.c ? 'finish' THEN (
-    SELECT json_build_object('id', n.id, 'last_event_seq', n.last_event_seq, 'lease_version', n.lease_version)
-    FROM runs AS n
-    WHERE n.chat_id = change.chat_id AND n.status = 'queued' AND n.id <> change.id AND ${nothingAheadInChat("n", "change.id")}
-    ORDER BY n.created_at, n.id LIMIT 1) END AS next_run
-FROM change`;
+)`;
 
 /**
  * The optional parts of the commit statement: a part is in its text only when a change of the batch
- * needs it, since an INSERT locks its table even when it inserts nothing (and a step commit, the
- * common case, needs neither). Each combination is its own prepared statement, named after its parts.
+ * needs it. An empty part is not free: its tables and all their indexes are locked and opened, and its
+ * joins run, at every execution (the step commit, the common case, needs two or three of the five).
+ * Each combination is its own prepared statement, named after its parts, and each costs every
+ * connection that runs it a plan (0.4-1.1 MB): parts are few and coarse, so that a worker's commits
+ * take three or four shapes (at most 32), each lighter than the one statement that had every part.
  */
-interface CommitParts {
-  /** `file_read`: the changes' file reads upserted into run_file_reads. */
-  fileReads: boolean;
-  /** `audit`: the changes' audit entries (an approval decision's) inserted into audit_entries. */
-  auditEntry: boolean;
+export interface CommitParts {
+  /** `ev` and `hook` (code `ev`): the events, and their webhook deliveries. */
+  events: boolean;
+  /** `chat` and `msg` (code `msg`): the messages, and the chat's count. */
+  messages: boolean;
+  /** `tc_new` (code `tci`): tool-call rows inserted. */
+  toolCallInserts: boolean;
+  /** `tc_upd` and `file_read` (code `tcu`): tool-call rows updated, and the file reads (which come with a tool's result). */
+  toolCallUpdates: boolean;
+  /**
+   * `apr`, `apr_decided`, `apr_withdrawn`, `grant_new` and `audit` (code `apr`): approvals written,
+   * decided or withdrawn, grants, and a decision's audit entry.
+   */
+  approvals: boolean;
 }
+
+/** The parts that the changes of one statement need. */
+export function commitPartsOf(changes: readonly RunStatementChange[]): CommitParts {
+  const parts: CommitParts = { events: false, messages: false, toolCallInserts: false, toolCallUpdates: false, approvals: false };
+  for (const change of changes) {
+    parts.events ||= change.events.length > 0;
+    parts.messages ||= change.messages.length > 0;
+    parts.toolCallInserts ||= change.toolCallInserts.length > 0;
+    parts.toolCallUpdates ||= change.toolCallUpdates.length > 0 || change.fileReads.length > 0;
+    parts.approvals ||=
+      change.approvals.length > 0 ||
+      change.approvalDecisions.length > 0 ||
+      change.grants.length > 0 ||
+      change.withdrawPendingApprovals === true ||
+      change.auditEntry !== undefined;
+  }
+  return parts;
+}
+
+const PART_CODES: Record<keyof CommitParts, string> = { events: "ev", messages: "msg", toolCallInserts: "tci", toolCallUpdates: "tcu", approvals: "apr" };
 
 const commitStatements = new Map<string, PreparedSql>();
 
-function commitStatement(parts: CommitParts): PreparedSql {
-  const name = `run_commit${parts.fileReads ? "_file_reads" : ""}${parts.auditEntry ? "_audit" : ""}`;
+/** The prepared statement of these parts, `run_commit` followed by the codes of the parts it has, in a fixed order. */
+export function commitStatement(parts: CommitParts): PreparedSql {
+  const codes = (Object.keys(PART_CODES) as (keyof CommitParts)[]).filter((part) => parts[part]).map((part) => PART_CODES[part]);
+  const name = ["run_commit", ...codes].join("_");
   let statement = commitStatements.get(name);
   if (!statement) {
     statement = preparedSql(name, commitSql(parts));
@@ -365,10 +418,7 @@ export async function commitRunStatement(runner: SqlRunner, change: RunStatement
  * refused). A failure fails them all: RunCommitBatcher then commits them one by one.
  */
 export async function commitRunStatements(runner: SqlRunner, changes: readonly RunStatementChange[], now: Date): Promise<(CommittedChange | null)[]> {
-  const statement = commitStatement({
-    fileReads: changes.some((change) => change.fileReads.length > 0),
-    auditEntry: changes.some((change) => change.auditEntry !== undefined),
-  });
+  const statement = commitStatement(commitPartsOf(changes));
   const payload = `[${changes.map((change) => withoutNulCharacters(JSON.stringify(statementPayload(change)))).join(",")}]`;
   const rows = await queryParsed(runner, statement, [payload, now.toISOString()], committedRow);
   const byRun = new Map(rows.map((row) => [row.id, row]));
