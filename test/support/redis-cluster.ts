@@ -29,6 +29,16 @@ export interface TestRedisCluster {
   masterOf(key: string): Promise<ClusterNode>;
   /** SIGKILLs a node (a crash: no shutdown, no failover handshake). */
   kill(node: ClusterNode): void;
+  /** The live node that masters `key`'s slot now, or undefined while the slot has none (its master died and no replica took over yet). */
+  liveMasterOf(key: string): Promise<ClusterNode | undefined>;
+  /**
+   * Stops every replica from taking over a failed master by itself (cluster-replica-no-failover) until
+   * `allowFailovers`: a test that kills a master holds the slot masterless for as long as it needs,
+   * whatever the machine's load, instead of racing the election (a second or two after the kill).
+   */
+  holdFailovers(): Promise<void>;
+  /** Lets replicas take over again: a replica whose master is flagged failed starts its election within a cron tick. */
+  allowFailovers(): Promise<void>;
   /** Resolves once a live node other than `former` masters `key`'s slot and the cluster state is ok. */
   waitForFailover(key: string, former: ClusterNode, timeoutMs?: number): Promise<ClusterNode>;
   stop(): Promise<void>;
@@ -177,6 +187,10 @@ export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } 
     const port = masterPortOfSlot(await probe(asked.port, ["CLUSTER", "NODES"]), slot);
     return nodes.find((node) => node.port === port);
   };
+  const setReplicaNoFailover = async (value: "yes" | "no") => {
+    const replies = await Promise.all(alive().map((node) => probe(node.port, ["CONFIG", "SET", "cluster-replica-no-failover", value])));
+    if (replies.some((reply) => reply !== "OK")) throw new Error(`redis cluster: CONFIG SET cluster-replica-no-failover ${value}: ${replies.join(", ")}`);
+  };
 
   return {
     url: `redis+cluster://${nodes.map((node) => `127.0.0.1:${node.port}`).join(",")}`,
@@ -186,6 +200,12 @@ export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } 
       if (!master) throw new Error(`no master found for ${key}`);
       return master;
     },
+    async liveMasterOf(key) {
+      const master = await masterOf(key);
+      return master && alive().includes(master) ? master : undefined;
+    },
+    holdFailovers: () => setReplicaNoFailover("yes"),
+    allowFailovers: () => setReplicaNoFailover("no"),
     kill(node) {
       node.process.kill("SIGKILL");
     },

@@ -83,13 +83,20 @@ export interface DispatchDependencies {
  * Admits what the user's limits allow now and hands it to the queue. Called when a run of the user
  * ends or parks (a slot freed), when the chat's next run is unblocked, and by the sweep. A run
  * admitted here whose enqueue fails is admitted in Postgres: the reconciler enqueues it later.
+ *
+ * The admitted runs are enqueued at once, not one after another: while Redis cannot take a job (a
+ * cluster's slot between its master's death and a replica's takeover), each enqueue waits out its
+ * timeout, and a round of ten runs one by one held its requests (and the next round's) for ten
+ * timeouts. The calls are made in admission order, so one connection still sends them oldest first.
  */
 export async function dispatchRunsOfUser(dependencies: DispatchDependencies, owner: AdmissionOwner): Promise<AdmittedRun[]> {
   const admitted = await admitRuns(sqlPoolOf(dependencies.prisma), owner, dependencies.clock());
-  for (const run of admitted) {
-    await dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
-      dependencies.logger.warn({ run_id: run.id, err: error }, "could not enqueue an admitted run; the reconciler will");
-    });
-  }
+  await Promise.all(
+    admitted.map((run) =>
+      dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
+        dependencies.logger.warn({ run_id: run.id, err: error }, "could not enqueue an admitted run; the reconciler will");
+      }),
+    ),
+  );
   return admitted;
 }
