@@ -18,6 +18,7 @@ import type { SqlRunner } from "../packages/core/src/store/sql-pool.ts";
 import { takeRunLease } from "../packages/core/src/store/statements/run-lease-statements.ts";
 import { insertWebhook } from "../packages/core/src/store/statements/webhook-statements.ts";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
+import { SCRIPTED_RUN_REQUEST } from "./support/loop-harness.ts";
 
 describe("the commit statement's parts", () => {
   let database: TestDatabase;
@@ -53,21 +54,7 @@ describe("the commit statement's parts", () => {
   /** A run of `userId`, admitted and taken: its chat, and the lease version that fences its changes. */
   const takenRun = async (userId: string, chatId?: string) => {
     const chat = chatId ?? (await createChat(prisma, { userId, title: "parts", workspaceId: userId === plainUserId ? workspaceId : undefined, generateId })).id;
-    const { runId } = await createRun(
-      { prisma, clock: systemClock, generateId },
-      {
-        input: "go",
-        model: "scripted",
-        mode: "agent",
-        allowBash: false,
-        allowWebSearch: true,
-        useWeb: false,
-        tools: [],
-        userId,
-        chatId: chat,
-        multitask: "enqueue",
-      },
-    );
+    const { runId } = await createRun({ prisma, clock: systemClock, generateId }, { ...SCRIPTED_RUN_REQUEST, tools: [], userId, chatId: chat });
     await pool.query("UPDATE runs SET dispatched_at = created_at WHERE id = $1", [runId]);
     if (chatId !== undefined) return { chatId: chat, runId, leaseVersion: 0 };
     const taken = await takeRunLease(pool, { runId, owner: "worker-parts", leaseSeconds: 60 });

@@ -34,6 +34,17 @@ import { createRun, type CreateRunInput } from "../../packages/core/src/runs/cre
 import { ScriptedModel, type ScriptedStep } from "@agentq/core/testing";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 
+/** A run request for the scripted model with no tool switches on (give it `tools`): what the in-process tests create runs with. */
+export const SCRIPTED_RUN_REQUEST = {
+  input: "go",
+  model: "scripted",
+  mode: "agent",
+  allowBash: false,
+  allowWebSearch: true,
+  useWeb: false,
+  multitask: "enqueue",
+} as const satisfies Partial<CreateRunInput>;
+
 export interface LoopHarness {
   prisma: PrismaClient;
   model: ScriptedModel;
@@ -119,22 +130,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
       // A step left over by an earlier run would answer this run's first request instead.
       if (model.remaining > 0) throw new Error(`an earlier run left ${model.remaining} scripted steps unused`);
       model.enqueue(...steps);
-      const created = await createRun(
-        { prisma, clock: systemClock, generateId },
-        {
-          userId,
-          chatId,
-          input: "go",
-          model: "scripted",
-          mode: "agent",
-          allowBash: false,
-          allowWebSearch: true,
-          useWeb: false,
-          tools: [],
-          multitask: "enqueue",
-          ...input,
-        },
-      );
+      const created = await createRun({ prisma, clock: systemClock, generateId }, { ...SCRIPTED_RUN_REQUEST, tools: [], userId, chatId, ...input });
       // Admitted as the API admits it, so that it can be taken; the harness executes it itself.
       if (created.runnable) {
         await dispatchRunsOfUser({ prisma, clock: systemClock, logger: dependencies.logger, schedule: async () => undefined }, { userId });
