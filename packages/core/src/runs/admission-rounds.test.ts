@@ -47,6 +47,42 @@ describe("AdmissionRounds", () => {
     expect(fake.rounds).toHaveLength(2);
   });
 
+  it("the next round starts once the current one's admission is committed, and its requests also wait for the current one's enqueues", async () => {
+    const enqueues: (() => void)[] = [];
+    const admissions: (() => void)[] = [];
+    const rounds = new AdmissionRounds(
+      dependencies(() => new Promise<void>((enqueued) => enqueues.push(enqueued))),
+      async (dispatchDependencies, _owner, onAdmitted) => {
+        const round = admissions.length + 1;
+        await new Promise<void>((admit) => admissions.push(admit));
+        onAdmitted?.();
+        await dispatchDependencies.schedule(`run-${round}`, { lastEventSeq: 1, leaseVersion: 0 });
+        return [];
+      },
+    );
+    const settled: string[] = [];
+    void rounds.request("user-1").then(() => settled.push("first"));
+    await settle();
+    void rounds.request("user-1").then(() => settled.push("second"));
+    await settle();
+    expect(admissions).toHaveLength(1);
+    // The first round committed its admission; its enqueue is still in flight.
+    admissions[0]!();
+    await settle();
+    expect(admissions).toHaveLength(2);
+    expect(settled).toEqual([]);
+    admissions[1]!();
+    await settle();
+    expect(enqueues).toHaveLength(2);
+    // The second round is done, but the run its request created may be one the first round admitted.
+    enqueues[1]!();
+    await settle();
+    expect(settled).toEqual([]);
+    enqueues[0]!();
+    await settle();
+    expect(settled).toEqual(["first", "second"]);
+  });
+
   it("users' rounds run side by side", async () => {
     const fake = fakeDispatch();
     const admissions = new AdmissionRounds(dependencies(), fake.dispatch);

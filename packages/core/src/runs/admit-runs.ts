@@ -89,8 +89,14 @@ export interface DispatchDependencies {
  * timeout, and a round of ten runs one by one held its requests (and the next round's) for ten
  * timeouts. The calls are made in admission order, so one connection still sends them oldest first.
  */
-export async function dispatchRunsOfUser(dependencies: DispatchDependencies, owner: AdmissionOwner): Promise<AdmittedRun[]> {
+export async function dispatchRunsOfUser(
+  dependencies: DispatchDependencies,
+  owner: AdmissionOwner,
+  /** Called once the admission is committed, before the enqueues (admission-rounds.ts starts the next round then). */
+  onAdmitted?: () => void,
+): Promise<AdmittedRun[]> {
   const admitted = await admitRuns(sqlPoolOf(dependencies.prisma), owner, dependencies.clock());
+  onAdmitted?.();
   await Promise.all(
     admitted.map((run) =>
       dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
