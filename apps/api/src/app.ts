@@ -5,26 +5,34 @@ import { measureRequests } from "./http/api-metrics.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { rateLimit } from "./http/rate-limit.ts";
 import { unreachableDependencies } from "./check-readiness.ts";
-import { serveConsole } from "./console/serve-console.ts";
+import { CONSOLE_PATH, serveConsole } from "./console/serve-console.ts";
 import { installRoutes, queryTokenPathPatterns } from "./http/api-routes.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
 import { requestLogger } from "./http/request-logger.ts";
-import { queueBoard } from "./queue-board/mount-queue-board.ts";
-import { operationsRouter } from "./routes/operations.ts";
+import { leadingSegments } from "./http/leading-segments.ts";
+import { whenFirstSegmentIs } from "./http/when-first-segment-is.ts";
+import { QUEUE_BOARD_PATH, queueBoard } from "./queue-board/mount-queue-board.ts";
+import { OPERATIONS_SEGMENTS, operationsRouter } from "./routes/operations.ts";
 
 export function createApp(dependencies: ApiDependencies): Express {
   const app = express();
   app.disable("x-powered-by");
-  // Routes are matched exactly: /api/me/ and /API/me are not /api/me.
+  // The app's own layers match case-sensitively (/API/me does not pass through authenticate). The
+  // routers made with a bare Router() (probes, API routes, queue board) keep express's defaults, case
+  // ignored and a trailing slash allowed (/api/me/ answers as /api/me): only the console's is strict.
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
 
   app.use(requestLogger(dependencies.logger));
   app.use(measureRequests(dependencies.metrics));
-  app.use(operationsRouter(dependencies));
-  app.use(serveConsole(dependencies.config.consoleDirectory));
+  // Each router is entered only by requests under its own first segment (an /api request used to
+  // walk the probes', the console's and the queue board's routers too), compared as that router
+  // matches: Router() ignores case, the console's router does not. installRoutes does the same
+  // with the first two segments of the API's paths.
+  app.use(whenFirstSegmentIs(OPERATIONS_SEGMENTS, operationsRouter(dependencies), { caseSensitive: false }));
+  app.use(whenFirstSegmentIs(["", leadingSegments(CONSOLE_PATH, 1)], serveConsole(dependencies.config.consoleDirectory), { caseSensitive: true }));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "public"));
 
   app.use("/api", authenticate(dependencies.prisma, { queryTokenPaths: queryTokenPathPatterns(API_ROUTE_GROUPS, "/api") }));
@@ -35,7 +43,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   );
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated"));
-  app.use(queueBoard(dependencies));
+  app.use(whenFirstSegmentIs([leadingSegments(QUEUE_BOARD_PATH, 1)], queueBoard(dependencies), { caseSensitive: false }));
 
   app.use(notFoundHandler());
   app.use(errorHandler({ probeDependencies: () => unreachableDependencies(dependencies) }));

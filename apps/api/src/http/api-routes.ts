@@ -1,11 +1,14 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { Router } from "express";
+import { type Request, type RequestHandler, type Response, Router } from "express";
 import { z } from "zod";
+import type { AuthenticatedUser } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { errorResponseSchema } from "../schemas/error-schemas.ts";
-import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, toOpenApiPath } from "./api-route.ts";
+import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, type RouteContext, toOpenApiPath } from "./api-route.ts";
 import { currentUser, requireAdmin } from "./authenticate.ts";
+import { leadingSegments } from "./leading-segments.ts";
 import { parseRequest } from "./parse-body.ts";
+import type { DispatchingHandler } from "./when-first-segment-is.ts";
 
 /** Routes of one area (`chats`, `runs`...): the OpenAPI tag groups them. */
 export interface ApiRouteGroup {
@@ -19,37 +22,71 @@ export const BEARER_SCHEME = "bearer";
 export const QUERY_TOKEN_SCHEME = "queryToken";
 
 /**
- * Installs the routes of `groups` with the given access on a router: access check, then the path
- * parameters, query and body validated with the route's schemas (`parseRequest`: 400 naming the
- * field), then the handler, whose reply is sent as JSON with its status.
+ * Installs the routes of `groups` with the given access: access check, then the path parameters,
+ * query and body validated with the route's schemas (`parseRequest`: 400 naming the field), then
+ * the handler, whose reply is sent as JSON with its status.
+ *
+ * The routes are put on one router per first two path segments (`/api/chats`), and a request
+ * enters only the router of its own: it is matched against a few routes, not all seventy, and one
+ * that no route can match goes on at once rather than through a router that tests every route and
+ * hands it on at the next turn of the event loop. Each router is a plain `Router()`, matching as the
+ * single router did (case ignored, trailing slash allowed), so the keys ignore case too.
  */
-export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: ApiDependencies, access: "public" | "authenticated"): Router {
-  const router = Router();
+export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: ApiDependencies, access: "public" | "authenticated"): DispatchingHandler {
+  const routers = new Map<string, Router>();
   for (const route of groups.flatMap((group) => group.routes)) {
     if ((route.access === "public") !== (access === "public")) continue;
     const paramsSchema = parametersSchema(route);
-    router[route.method](route.path, async (request, response) => {
+    routerFor(routers, route.path)[route.method](route.path, async (request, response) => {
       if (route.access === "admin") requireAdmin(request);
       const params = parseRequest(paramsSchema, joinedParameters(request.params), "path") as Record<string, string>;
       const query = route.query === undefined ? undefined : parseRequest(route.query, request.query, "query");
       const body = route.body === undefined ? undefined : parseRequest(route.body, request.body, "request body", { nulAllowedIn: route.nulAllowedIn });
-      const reply = await route.handler({
-        dependencies,
-        request,
-        response,
-        get user() {
-          return currentUser(request);
-        },
-        params,
-        query,
-        body,
-      });
+      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body));
       if (reply === ANSWERED) return;
       if (reply.body === undefined) response.status(reply.status).end();
       else response.status(reply.status).json(reply.body);
     });
   }
+  const dispatch: RequestHandler = (request, response, next) => {
+    const router = routers.get(leadingSegments(request.path, 2).toLowerCase());
+    if (router === undefined) return next();
+    return router(request, response, next);
+  };
+  // Every route's layer, as one router would list them (for what walks an app's routers).
+  return Object.assign(dispatch, { stack: [...routers.values()].flatMap((router) => router.stack) });
+}
+
+/** The router of the routes under the first two segments of `path`, which must be plain text (a parameter there would belong to every group). */
+function routerFor(routers: Map<string, Router>, path: string): Router {
+  const prefix = leadingSegments(path, 2);
+  if (!/^[\w.~-]+\/[\w.~-]+$/.test(prefix)) throw new Error(`API route ${path}: its first two segments must be plain text (routes are grouped by them)`);
+  let router = routers.get(prefix.toLowerCase());
+  if (router === undefined) {
+    router = Router();
+    routers.set(prefix.toLowerCase(), router);
+  }
   return router;
+}
+
+/**
+ * What a handler gets. A class, so that `user` is one getter on the prototype: an object literal
+ * with a getter defined a new accessor (and its closure) at every request.
+ */
+class HandlerContext implements RouteContext<Record<string, string>, unknown, unknown> {
+  constructor(
+    readonly dependencies: ApiDependencies,
+    readonly request: Request,
+    readonly response: Response,
+    readonly params: Record<string, string>,
+    readonly query: unknown,
+    readonly body: unknown,
+  ) {}
+
+  /** Read only if the handler asks: on a public route there is no caller, and asking is a 401. */
+  get user(): AuthenticatedUser {
+    return currentUser(this.request);
+  }
 }
 
 /**

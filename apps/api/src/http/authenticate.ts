@@ -46,7 +46,9 @@ export function authenticate(prisma: PrismaClient, options: AuthenticateOptions 
   const queryTokenPaths = ["/ws", ...(options.queryTokenPaths ?? [])];
   const mayUseQueryToken = (path: string) => queryTokenPaths.some((allowed) => (typeof allowed === "string" ? allowed === path : allowed.test(path)));
   return async (request, _response, next) => {
-    request.user = await authenticateToken(prisma, requestToken(request, mayUseQueryToken(request.path)));
+    // With an Authorization header the query is never read (requestToken): no path to test.
+    const allowQueryToken = request.headers.authorization === undefined && mayUseQueryToken(request.path);
+    request.user = await authenticateToken(prisma, requestToken(request, allowQueryToken));
     next();
   };
 }

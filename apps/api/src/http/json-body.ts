@@ -25,7 +25,9 @@ export function jsonBody(limitBytes: number): RequestHandler {
     // req.is: false = a body of another type; null = no body at all. An empty body (Content-Length: 0,
     // what clients send for a bare POST) is no body, whatever its content type says.
     const emptyBody = request.headers["content-length"] === "0";
-    if (METHODS_WITH_BODY.has(request.method) && !emptyBody && request.is(JSON_TYPES) === false) {
+    // The type nearly every client sends is JSON as it stands: only another one needs parsing to tell.
+    const plainJson = request.headers["content-type"] === "application/json";
+    if (METHODS_WITH_BODY.has(request.method) && !emptyBody && !plainJson && request.is(JSON_TYPES) === false) {
       next(new UnsupportedMediaTypeError(request.headers["content-type"]));
       return;
     }

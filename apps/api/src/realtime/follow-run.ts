@@ -96,8 +96,10 @@ export async function followRun(options: FollowRunOptions): Promise<{ stop(): vo
   };
   const catchUp = () => enqueue(replay);
   const schedulePoll = () => {
-    if (poll) clearTimeout(poll);
-    if (!stopped) poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);
+    if (stopped) return;
+    // Every live message pushes the poll back: one timer re-armed, not a new one per message.
+    if (poll) poll.refresh();
+    else poll = setTimeout(() => void catchUp().then(schedulePoll), options.pollMs ?? 5000);
   };
 
   // The first replay is first in the delivery chain, before any live message: it waits for the
