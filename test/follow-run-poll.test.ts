@@ -1,10 +1,10 @@
 // followRun's poll (apps/api/src/realtime/follow-run.ts): pub/sub may drop a message, so a follower
 // replays from Postgres every pollMs when nothing arrives live. Events are written here without being
 // published, as if their publish had been lost.
-import type { OwnedRun, RunChannelMessage, RunEventRecord } from "@agentq/core";
+import type { OwnedRun, RunEventRecord } from "@agentq/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { followRun } from "../apps/api/src/realtime/follow-run.ts";
-import type { RunChannelListener, RunSubscriptionHub } from "../apps/api/src/realtime/run-subscription-hub.ts";
+import { manualRunHub } from "../apps/api/src/realtime/manual-run-hub.ts";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 
 let api: TestApi;
@@ -24,20 +24,6 @@ afterAll(async () => {
   await api?.close();
 });
 
-/** A hub whose channel the test publishes on by hand. */
-function fakeHub() {
-  let listener: RunChannelListener | undefined;
-  const hub = {
-    async subscribe(_run: OwnedRun, onMessage: RunChannelListener) {
-      listener = onMessage;
-      return () => {
-        listener = undefined;
-      };
-    },
-  } as unknown as RunSubscriptionHub;
-  return { hub, publish: (message: RunChannelMessage) => listener?.(message) };
-}
-
 /** Stores the run's next event (what a worker's commit does) and returns it. */
 async function storeEvent(seq: number): Promise<RunEventRecord> {
   const stored = await api.prisma.runEvent.create({ data: { runId: run.id, seq, type: "round.started", data: { round: seq } } });
@@ -46,7 +32,7 @@ async function storeEvent(seq: number): Promise<RunEventRecord> {
 
 describe("followRun's poll", () => {
   it("replays from Postgres every pollMs while nothing arrives live, again after each poll and after a live message, and not once stopped", async () => {
-    const { hub, publish } = fakeHub();
+    const { hub, publish } = manualRunHub();
     const delivered: number[] = [];
     const stored = await api.prisma.runEvent.findMany({ where: { runId: run.id }, select: { seq: true }, orderBy: { seq: "asc" } });
     const last = stored.at(-1)!.seq;

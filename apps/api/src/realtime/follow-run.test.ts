@@ -1,22 +1,8 @@
-import type { OwnedRun, PrismaClient, RunChannelMessage, RunEventRecord, RunEventsPage } from "@agentq/core";
+import type { PrismaClient, RunEventRecord, RunEventsPage } from "@agentq/core";
 import { NotFoundError } from "@agentq/core";
 import { describe, expect, it } from "vitest";
 import { followRun } from "./follow-run.ts";
-import type { RunChannelListener, RunSubscriptionHub } from "./run-subscription-hub.ts";
-
-/** A hub whose channel the test publishes on by hand. */
-function fakeHub() {
-  let listener: RunChannelListener | undefined;
-  const hub = {
-    async subscribe(_run: OwnedRun, onMessage: RunChannelListener) {
-      listener = onMessage;
-      return () => {
-        listener = undefined;
-      };
-    },
-  } as unknown as RunSubscriptionHub;
-  return { hub, publish: (message: RunChannelMessage) => listener?.(message), subscribed: () => listener !== undefined };
-}
+import { manualRunHub } from "./manual-run-hub.ts";
 
 const event = (seq: number): RunEventRecord => ({ seq, type: "round.started", at: new Date(0).toISOString(), data: { round: seq } });
 
@@ -39,7 +25,7 @@ const prisma = {} as PrismaClient;
  * the follow's promise, and the hub's controls (publish while the first read is held, then release it).
  */
 async function heldFollow(answer: () => RunEventsPage) {
-  const { hub, publish, subscribed } = fakeHub();
+  const { hub, publish, subscribed } = manualRunHub();
   const first = heldRead(answer);
   const delivered: number[] = [];
   const following = followRun({
