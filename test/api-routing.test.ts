@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawRequest, requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
 
 // createApp enters each router only for the paths under its own first segments, and the API's routes
-// only by their first two (http/when-first-segment-is.ts, installRoutes): every request below must
+// only by their first two (http/dispatch-by-segments.ts, installRoutes): every request below must
 // still reach the router that answered it when every router saw every request, matched as that
 // router matches (the console's strictly; a bare Router() ignoring case and a trailing slash).
 

@@ -12,7 +12,7 @@ import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
 import { requestLogger } from "./http/request-logger.ts";
 import { leadingSegments } from "./http/leading-segments.ts";
-import { whenFirstSegmentIs } from "./http/when-first-segment-is.ts";
+import { whenFirstSegmentIs } from "./http/dispatch-by-segments.ts";
 import { QUEUE_BOARD_PATH, queueBoard } from "./queue-board/mount-queue-board.ts";
 import { OPERATIONS_SEGMENTS, operationsRouter } from "./routes/operations.ts";
 

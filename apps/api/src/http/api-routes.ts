@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { type Request, type RequestHandler, type Response, Router } from "express";
+import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import type { AuthenticatedUser } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
@@ -8,7 +8,7 @@ import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, type Rou
 import { currentUser, requireAdmin } from "./authenticate.ts";
 import { leadingSegments } from "./leading-segments.ts";
 import { parseRequest } from "./parse-body.ts";
-import type { DispatchingHandler } from "./when-first-segment-is.ts";
+import { type DispatchingHandler, dispatchBySegments } from "./dispatch-by-segments.ts";
 
 /** Routes of one area (`chats`, `runs`...): the OpenAPI tag groups them. */
 export interface ApiRouteGroup {
@@ -48,13 +48,7 @@ export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: Ap
       else response.status(reply.status).json(reply.body);
     });
   }
-  const dispatch: RequestHandler = (request, response, next) => {
-    const router = routers.get(leadingSegments(request.path, 2).toLowerCase());
-    if (router === undefined) return next();
-    return router(request, response, next);
-  };
-  // Every route's layer, as one router would list them (for what walks an app's routers).
-  return Object.assign(dispatch, { stack: [...routers.values()].flatMap((router) => router.stack) });
+  return dispatchBySegments(routers, 2, { caseSensitive: false });
 }
 
 /** The router of the routes under the first two segments of `path`, which must be plain text (a parameter there would belong to every group). */

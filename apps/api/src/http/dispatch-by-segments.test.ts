@@ -9,7 +9,7 @@ import type { ApiDependencies } from "../api-dependencies.ts";
 import { CONSOLE_PATH, serveConsole } from "../console/serve-console.ts";
 import { OPERATIONS_SEGMENTS, operationsRouter } from "../routes/operations.ts";
 import { leadingSegments } from "./leading-segments.ts";
-import { whenFirstSegmentIs } from "./when-first-segment-is.ts";
+import { whenFirstSegmentIs } from "./dispatch-by-segments.ts";
 
 /** A stand-in for the queue board: a bare Router() with a mount, as mount-queue-board.ts has. */
 function boardLike(): Router {
