@@ -1,7 +1,6 @@
 // A real API server for integration tests: its own database (cloned from the migrated template), a
 // temporary WORKSPACES_ROOT, a fixed admin token, a random queue prefix, port 0 on 127.0.0.1.
 import { mkdtemp, rm } from "node:fs/promises";
-import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseApiConfig, type ApiConfig } from "../../apps/api/src/config.ts";
@@ -10,6 +9,8 @@ import { createPrismaClient, isClusterRedisUrl, type PrismaClient } from "@agent
 import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./redis.ts";
+
+export { rawRequest } from "./raw-request.ts";
 
 export const TEST_ADMIN_TOKEN = "aq_test-admin-token-0123456789abcdefghijklmnop";
 
@@ -129,46 +130,4 @@ export async function requestJson<Body = any>(
   let body: unknown = text;
   if ((response.headers.get("content-type") ?? "").includes("json")) body = JSON.parse(text);
   return { status: response.status, headers: response.headers, body: body as Body };
-}
-
-/**
- * A request whose path is sent exactly as given (fetch would normalize `%2e%2e` and `..` away,
- * hiding exactly what path-escape tests need to send).
- */
-export async function rawRequest(
-  baseUrl: string,
-  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: IncomingHttpHeaders; text: string; json: any }> {
-  const { hostname, port } = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      {
-        host: hostname,
-        port,
-        method: options.method ?? "GET",
-        path: options.path,
-        headers: {
-          ...(options.body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(options.body) }),
-          ...options.headers,
-        },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("error", reject);
-        response.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8");
-          let json: unknown;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json });
-        });
-      },
-    );
-    request.on("error", reject);
-    request.end(options.body);
-  });
 }

@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import { z } from "zod";
@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { type ApiRoute, defineRoute, type HttpMethod } from "./api-route.ts";
 import { type ApiRouteGroup, installRoutes } from "./api-routes.ts";
+import { rawRequest } from "../../../../test/support/raw-request.ts";
 
 /** A route that answers with its operation id. */
 function route(method: HttpMethod, path: string, operationId: string, access: "public" | "user" = "user"): ApiRoute {
@@ -80,17 +81,9 @@ afterAll(async () => {
 });
 
 /** Status, the Allow header (OPTIONS) and the body; the path is sent exactly as written. */
-function send(url: string, method: string, path: string): Promise<{ status: number; allow: string | undefined; body: string }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: hostname, port, method, path }, (response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, allow: response.headers.allow, body }));
-    });
-    request.on("error", reject);
-    request.end();
-  });
+async function send(url: string, method: string, path: string): Promise<{ status: number; allow: string | undefined; body: string }> {
+  const { status, headers, text } = await rawRequest(url, { method, path });
+  return { status, allow: headers.allow, body: text };
 }
 
 const PATHS = [

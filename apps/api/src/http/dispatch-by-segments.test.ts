@@ -1,5 +1,5 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer, request as httpRequest, type RequestListener, type Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,6 +10,7 @@ import { CONSOLE_PATH, serveConsole } from "../console/serve-console.ts";
 import { OPERATIONS_SEGMENTS, operationsRouter } from "../routes/operations.ts";
 import { leadingSegments } from "./leading-segments.ts";
 import { whenFirstSegmentIs } from "./dispatch-by-segments.ts";
+import { rawRequest } from "../../../../test/support/raw-request.ts";
 
 /** A stand-in for the queue board: a bare Router() with a mount, as mount-queue-board.ts has. */
 function boardLike(): Router {
@@ -59,20 +60,10 @@ afterAll(async () => {
 });
 
 /** What a client sees of an answer, minus the Date; the path is sent exactly as written. */
-function send(url: string, method: string, requestPath: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: hostname, port, method, path: requestPath, headers: { connection: "close" } }, (response) => {
-      let body = "";
-      response.on("data", (chunk: Buffer) => (body += chunk.toString()));
-      response.on("end", () => {
-        const { date: _date, "last-modified": _modified, ...headers } = response.headers;
-        resolve({ status: response.statusCode ?? 0, headers, body });
-      });
-    });
-    request.on("error", reject);
-    request.end();
-  });
+async function send(url: string, method: string, requestPath: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  const answer = await rawRequest(url, { method, path: requestPath, headers: { connection: "close" } });
+  const { date: _date, "last-modified": _modified, ...headers } = answer.headers;
+  return { status: answer.status, headers, body: answer.text };
 }
 
 const PATHS = [
