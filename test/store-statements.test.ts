@@ -807,6 +807,32 @@ describe("the store's SQL statements", () => {
       expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-3" });
     });
 
+    it("a deleted run takes the rows its commits wrote (events, tool calls and their approvals, file reads), and its messages stay in the chat without it", async () => {
+      const rowsOf = async (run: { runId: string; chatId: string }) => ({
+        events: await prisma.runEvent.count({ where: { runId: run.runId } }),
+        toolCalls: await prisma.toolCall.count({ where: { runId: run.runId } }),
+        approvals: await prisma.approval.count({ where: { runId: run.runId } }),
+        fileReads: await prisma.runFileRead.count({ where: { runId: run.runId } }),
+        messagesOfRun: await prisma.message.count({ where: { runId: run.runId } }),
+        messagesOfChat: await prisma.message.count({ where: { chatId: run.chatId } }),
+      });
+      const deleted = await parkedRun();
+      const other = await parkedRun();
+      for (const run of [deleted, other]) {
+        await pool.query("INSERT INTO run_file_reads (run_id, workspace_id, path, revision) VALUES ($1, $2, 'notes.txt', 'rev-1')", [run.runId, workspace.id]);
+      }
+      const written = { events: 1, toolCalls: 3, approvals: 2, fileReads: 1, messagesOfRun: 1, messagesOfChat: 1 };
+      expect(await rowsOf(deleted)).toEqual(written);
+
+      await pool.query("DELETE FROM runs WHERE id = $1", [deleted.runId]);
+      expect(await rowsOf(deleted)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 1 });
+      expect(await rowsOf(other)).toEqual(written);
+
+      // A chat deleted deletes its runs (their key), and each run its rows.
+      await pool.query("DELETE FROM chats WHERE id = $1", [other.chatId]);
+      expect(await rowsOf(other)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 0 });
+    });
+
     it("commitRunStatement writes the change's audit entry once, with the change, and none when the fence refuses it", async () => {
       const { runId, approvalIds } = await parkedRun();
       const version = (await prisma.run.findUniqueOrThrow({ where: { id: runId } })).leaseVersion;
