@@ -12,9 +12,9 @@ import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
 import { requestLogger } from "./http/request-logger.ts";
 import { leadingSegments } from "./http/leading-segments.ts";
-import { whenFirstSegmentIs } from "./http/dispatch-by-segments.ts";
+import { firstSegmentsOfRoutes, whenFirstSegmentIs } from "./http/dispatch-by-segments.ts";
 import { QUEUE_BOARD_PATH, queueBoard } from "./queue-board/mount-queue-board.ts";
-import { OPERATIONS_SEGMENTS, operationsRouter } from "./routes/operations.ts";
+import { operationsRouter } from "./routes/operations.ts";
 
 export function createApp(dependencies: ApiDependencies): Express {
   const app = express();
@@ -31,7 +31,8 @@ export function createApp(dependencies: ApiDependencies): Express {
   // walk the probes', the console's and the queue board's routers too), compared as that router
   // matches: Router() ignores case, the console's router does not. installRoutes does the same
   // with the first two segments of the API's paths.
-  app.use(whenFirstSegmentIs(OPERATIONS_SEGMENTS, operationsRouter(dependencies), { caseSensitive: false }));
+  const operations = operationsRouter(dependencies);
+  app.use(whenFirstSegmentIs(firstSegmentsOfRoutes(operations), operations, { caseSensitive: false }));
   app.use(whenFirstSegmentIs(["", leadingSegments(CONSOLE_PATH, 1)], serveConsole(dependencies.config.consoleDirectory), { caseSensitive: true }));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "public"));
 

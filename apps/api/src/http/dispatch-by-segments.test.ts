@@ -7,9 +7,9 @@ import express, { type ErrorRequestHandler, type RequestHandler, Router } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { CONSOLE_PATH, serveConsole } from "../console/serve-console.ts";
-import { OPERATIONS_SEGMENTS, operationsRouter } from "../routes/operations.ts";
+import { operationsRouter } from "../routes/operations.ts";
 import { leadingSegments } from "./leading-segments.ts";
-import { whenFirstSegmentIs } from "./dispatch-by-segments.ts";
+import { firstSegmentsOfRoutes, whenFirstSegmentIs } from "./dispatch-by-segments.ts";
 import { rawRequest } from "../../../../test/support/raw-request.ts";
 
 /** A stand-in for the queue board: a bare Router() with a mount, as mount-queue-board.ts has. */
@@ -24,7 +24,8 @@ function appOf(guard: (segments: string[], router: Router, caseSensitive: boolea
   const app = express();
   app.set("strict routing", true);
   app.set("case sensitive routing", true);
-  app.use(guard(OPERATIONS_SEGMENTS, operationsRouter({} as ApiDependencies), false));
+  const operations = operationsRouter({} as ApiDependencies);
+  app.use(guard(firstSegmentsOfRoutes(operations), operations, false));
   app.use(guard(["", leadingSegments(CONSOLE_PATH, 1)], serveConsole(consoleDirectory), true));
   app.use(guard(["admin"], boardLike(), false));
   app.use((request, response) => void response.status(404).json({ passedOn: request.path }));
@@ -110,5 +111,21 @@ describe("whenFirstSegmentIs", () => {
     expect((await send(guardedUrl, "GET", "/console/chats")).headers["content-security-policy"]).toBeDefined();
     expect((await send(guardedUrl, "GET", "/Console/chats")).body).toBe('{"passedOn":"/Console/chats"}');
     expect((await send(guardedUrl, "GET", "/ADMIN/Queues/x")).body).toBe("board /ADMIN/Queues /x");
+  });
+});
+
+describe("firstSegmentsOfRoutes", () => {
+  it("names the first segment of each route, once, and refuses a router it could not describe", () => {
+    expect(firstSegmentsOfRoutes(operationsRouter({} as ApiDependencies))).toEqual(["healthz", "readyz", "metrics"]);
+    const twoUnderOne = Router();
+    twoUnderOne.get("/status/live", (_request, response) => void response.end());
+    twoUnderOne.get("/status/ready", (_request, response) => void response.end());
+    expect(firstSegmentsOfRoutes(twoUnderOne)).toEqual(["status"]);
+    const withMiddleware = Router();
+    withMiddleware.use((_request, _response, next) => next());
+    expect(() => firstSegmentsOfRoutes(withMiddleware)).toThrow(/not a route/);
+    const withParameter = Router();
+    withParameter.get("/:anything", (_request, response) => void response.end());
+    expect(() => firstSegmentsOfRoutes(withParameter)).toThrow(/not a route/);
   });
 });

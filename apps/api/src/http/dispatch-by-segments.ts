@@ -37,3 +37,20 @@ export function dispatchBySegments(routers: ReadonlyMap<string, Router>, count: 
 export function whenFirstSegmentIs(segments: readonly string[], router: Router, options: SegmentDispatchOptions): DispatchingHandler {
   return dispatchBySegments(new Map(segments.map((segment) => [segment, router])), 1, options);
 }
+
+/**
+ * The first segments of the paths of `router`'s routes, for whenFirstSegmentIs: read off the routes
+ * themselves, so that a route added to the router is reached without a list to keep in step. Every
+ * layer must be a route of a plain path: a middleware, or a path with a parameter or pattern in its
+ * first segment, could answer requests under segments no list names.
+ */
+export function firstSegmentsOfRoutes(router: Router): string[] {
+  const segments = router.stack.map((layer) => {
+    const path = layer.route?.path;
+    const segment = typeof path === "string" ? leadingSegments(path, 1) : undefined;
+    if (segment === undefined || !/^[\w.~-]+$/.test(segment))
+      throw new Error(`the router has a layer that is not a route under a plain first segment (${String(path ?? layer.name)})`);
+    return segment;
+  });
+  return [...new Set(segments)];
+}

@@ -2,9 +2,6 @@ import { Router } from "express";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { checkReadiness } from "../check-readiness.ts";
 
-/** The first path segments of the routes below: createApp enters this router only for them. */
-export const OPERATIONS_SEGMENTS = ["healthz", "readyz", "metrics"];
-
 /** Probes and metrics: unauthenticated, outside /api. */
 export function operationsRouter(dependencies: ApiDependencies): Router {
   const router = Router();
