@@ -828,9 +828,35 @@ describe("the store's SQL statements", () => {
       expect(await rowsOf(deleted)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 1 });
       expect(await rowsOf(other)).toEqual(written);
 
-      // A chat deleted deletes its runs (their key), and each run its rows.
+      // A chat deleted deletes its messages and runs (its trigger), and each run its rows.
       await pool.query("DELETE FROM chats WHERE id = $1", [other.chatId]);
       expect(await rowsOf(other)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 0 });
+      expect(await prisma.run.count({ where: { chatId: other.chatId } })).toBe(0);
+    });
+
+    it("a deleted user takes their chats, and with them the chats' runs and messages", async () => {
+      const owner = await createUser(prisma, { name: "deleted-owner", role: "user" });
+      const chatId = (await createChat(prisma, { userId: owner.id, title: "doomed", workspaceId: undefined, generateId })).id;
+      const { runId } = await createRun(
+        { prisma, clock: systemClock, generateId },
+        { ...runRequest, userId: owner.id, chatId, multitask: "enqueue", idempotencyKey: undefined },
+      );
+      const change = emptyStatementChange(runId, 0);
+      change.expectedStatuses = ["queued"];
+      change.messages.push({ id: generateId("msg"), role: "user", content: "go" });
+      expect(await commitRunStatement(pool, change, new Date())).not.toBeNull();
+      const rowsOfOwner = async () => ({
+        chats: await prisma.chat.count({ where: { userId: owner.id } }),
+        runs: await prisma.run.count({ where: { userId: owner.id } }),
+        events: await prisma.runEvent.count({ where: { runId } }),
+        messages: await prisma.message.count({ where: { chatId } }),
+      });
+      expect(await rowsOfOwner()).toEqual({ chats: 1, runs: 1, events: 1, messages: 1 });
+      const othersRuns = await prisma.run.count({ where: { userId: { not: owner.id } } });
+
+      await pool.query("DELETE FROM users WHERE id = $1", [owner.id]);
+      expect(await rowsOfOwner()).toEqual({ chats: 0, runs: 0, events: 0, messages: 0 });
+      expect(await prisma.run.count()).toBe(othersRuns);
     });
 
     it("commitRunStatement writes the change's audit entry once, with the change, and none when the fence refuses it", async () => {

@@ -41,16 +41,15 @@ export async function requireOwnChat(prisma: PrismaClient, userId: string, chatI
 }
 
 export async function getChatWithMessages(db: Db, userId: string, chatId: string): Promise<ChatView & { messages: MessageView[] }> {
-  const chat = await db.chat.findFirst({
-    where: { id: chatId, userId },
-    include: { messages: { orderBy: { position: "asc" } } },
-  });
+  const chat = await db.chat.findFirst({ where: { id: chatId, userId } });
   if (!chat) throw new NotFoundError("chat", { chat_id: chatId });
+  // Read by chat, not through a relation: messages have no foreign key to their chat (prisma/schema.prisma).
+  const messages = await db.message.findMany({ where: { chatId }, orderBy: { position: "asc" } });
   return {
     id: chat.id,
     title: chat.title,
     workspace_id: chat.workspaceId,
-    messages: chat.messages.map((message) => {
+    messages: messages.map((message) => {
       const view: MessageView = { role: message.role, content: message.content };
       if (message.role === "assistant" && Array.isArray(message.toolCalls) && message.toolCalls.length > 0) {
         view.tool_calls = message.toolCalls as unknown as StoredToolCall[];
