@@ -7,7 +7,15 @@ import WebSocket from "ws";
 import { pool, requestJson } from "./bench-requests.ts";
 import { scenarioInput } from "@agentq/core/testing";
 import { workloadFair } from "./fair-workload.ts";
-import { committedTransactions, cpuPerRun, peakRssMb, percentile, startLocalStack, type LocalStack as BenchStack } from "../scripts/local-stack.ts";
+import {
+  committedTransactions,
+  cpuPerRun,
+  cpuRelativeToBench,
+  peakRssMb,
+  percentile,
+  startLocalStack,
+  type LocalStack as BenchStack,
+} from "../scripts/local-stack.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
@@ -131,6 +139,7 @@ async function threeRounds(
     worker_peak_rss_mb: peakRssMb(stack.worker),
     // CPU per run of each process (Postgres: all its processes): less noisy than runs/s on a shared machine.
     cpu_ms_per_run: cpuMsPerRun,
+    cpu_per_run_over_bench: cpuRelativeToBench(cpuMsPerRun),
     ...(process.env.BENCH_TRACE === "1" ? { timeline_ms: await runTimeline(stack, runIds) } : {}),
   };
 }
@@ -239,6 +248,7 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
     cpu_ms_per_run: cpuMsPerRun,
+    cpu_per_run_over_bench: cpuRelativeToBench(cpuMsPerRun),
     ...(process.env.BENCH_TRACE === "1" ? { resume_stages_ms_p50: await resumeStages(stack, decidedWallClock, completedWallClock) } : {}),
   };
 }

@@ -222,6 +222,22 @@ export function cpuPerRun(stack: Pick<LocalStack, "api" | "workers">): (runs: nu
   };
 }
 
+/**
+ * Each process's CPU a run divided by the bench process's own (`bench_and_model`). The bench does the
+ * same work a run whatever the code under test (the same requests, the same fake model answers), so its
+ * CPU a run follows the machine's speed, which wandered by 20 % between identical runs on these shared
+ * machines: the ratios compare two versions of the code across runs where raw milliseconds cannot.
+ */
+export function cpuRelativeToBench(perRun: Record<string, number>): Record<string, number> {
+  const bench = perRun.bench_and_model ?? 0;
+  if (bench <= 0) return {};
+  return Object.fromEntries(
+    Object.entries(perRun)
+      .filter(([name]) => name !== "bench_and_model")
+      .map(([name, value]) => [name, Math.round((value / bench) * 1000) / 1000]),
+  );
+}
+
 /** Committed transactions of the bench database so far (pg_stat_database). */
 export async function committedTransactions(stack: Pick<LocalStack, "adminUrl" | "databaseName">): Promise<number> {
   const databaseName = stack.databaseName;
