@@ -44,6 +44,16 @@ describe("loop guards and malformed calls", () => {
     expect(events.filter((event) => event.type === "tool.started")).toHaveLength(0);
   });
 
+  it("a large call leaves the run's loop state small: the repeated-call counts are kept by a hash of the arguments", async () => {
+    const content = "0123456789abcdef".repeat(12_500);
+    const { run, runId } = await runToEnd([{ tool: "write_file", args: { path: "large.txt", content } }, { text: "written" }]);
+    expect(run.status).toBe("completed");
+    const row = await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+    const counts = (row.loopState as { callCounts: Record<string, number> }).callCounts;
+    expect(Object.values(counts)).toEqual([1]);
+    expect(JSON.stringify(row.loopState).length).toBeLessThan(1_000);
+  });
+
   it("identical calls repeated up to the limit trip repeated_call and the next round gets no tools", async () => {
     const before = stack.provider.requestCount;
     const { run, events } = await runToEnd([

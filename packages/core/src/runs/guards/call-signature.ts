@@ -1,3 +1,5 @@
+import { createHash } from "node:crypto";
+
 /** Canonical JSON: keys sorted at every level, so `{a,b}` and `{b,a}` are the same call. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
@@ -10,7 +12,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Identifies "the same call" for the repeated-call guard. */
+/**
+ * Identifies "the same call" for the repeated-call guard: the tool's name and a SHA-256 of its canonical
+ * arguments. The loop state keeps a count per signature (runs.loop_state), which every commit of the
+ * run writes again: with the arguments themselves as the key, a run that wrote a 200 KB file carried
+ * those 200 KB in its run row, rewritten at each of its later steps, and in the worker's memory while
+ * it ran. A hash keeps each key under 60 bytes whatever the call. Counts written by an earlier release
+ * (keyed by the arguments) no longer match: a run in flight across an upgrade starts its counts again.
+ */
 export function callSignature(toolName: string, args: unknown): string {
-  return `${toolName}:${canonicalJson(args)}`;
+  return `${toolName}:${createHash("sha256").update(canonicalJson(args)).digest("base64url")}`;
 }
