@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
+import { parseLoopState } from "../packages/core/src/runs/loop-state.ts";
 import { defaultSettings } from "../packages/core/src/settings/agent-settings.ts";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 
@@ -49,8 +50,7 @@ describe("loop guards and malformed calls", () => {
     const { run, runId } = await runToEnd([{ tool: "write_file", args: { path: "large.txt", content } }, { text: "written" }]);
     expect(run.status).toBe("completed");
     const row = await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } });
-    const counts = (row.loopState as { callCounts: Record<string, number> }).callCounts;
-    expect(Object.values(counts)).toEqual([1]);
+    expect(Object.values(parseLoopState(row.loopState).callCounts)).toEqual([1]);
     expect(JSON.stringify(row.loopState).length).toBeLessThan(1_000);
   });
 

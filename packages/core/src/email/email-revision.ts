@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { canonicalJson } from "../runs/guards/call-signature.ts";
+import { canonicalDigest } from "../runs/guards/call-signature.ts";
 
 /** What a person approves when a run sends an email: who gets it and what it says. */
 export interface EmailContent {
@@ -14,9 +13,7 @@ export interface EmailContent {
  * and body. A draft edited after the call paused has another revision, so the allow is stale.
  */
 export function emailContentRevision(email: EmailContent): string {
-  return createHash("sha256")
-    .update(canonicalJson({ to: [...email.to], cc: [...email.cc], subject: email.subject, body: email.body }))
-    .digest("hex");
+  return canonicalDigest({ to: [...email.to], cc: [...email.cc], subject: email.subject, body: email.body });
 }
 
 /** Longest body shown on an approval (the whole body is what is bound). */

@@ -1,5 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { canonicalJson } from "../runs/guards/call-signature.ts";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { canonicalDigest, canonicalJson } from "../runs/guards/call-signature.ts";
 
 /** Bumped whenever the meaning of effects, taint or grants changes: older approvals are then refused. */
 export const POLICY_VERSION = "1";
@@ -30,7 +30,7 @@ export interface SealedApprovalFields {
 }
 
 export function hashArguments(args: unknown): string {
-  return createHash("sha256").update(canonicalJson(args)).digest("hex");
+  return canonicalDigest(args);
 }
 
 function sealPayload(fields: SealedApprovalFields): string {

@@ -12,6 +12,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** SHA-256 of the canonical JSON of `value`: equal for equal values, whatever their keys' order. */
+export function canonicalDigest(value: unknown, encoding: "hex" | "base64url" = "hex"): string {
+  return createHash("sha256").update(canonicalJson(value)).digest(encoding);
+}
+
 /**
  * Identifies "the same call" for the repeated-call guard: the tool's name and a SHA-256 of its canonical
  * arguments. The loop state keeps a count per signature (runs.loop_state), which every commit of the
@@ -21,5 +26,5 @@ export function canonicalJson(value: unknown): string {
  * (keyed by the arguments) no longer match: a run in flight across an upgrade starts its counts again.
  */
 export function callSignature(toolName: string, args: unknown): string {
-  return `${toolName}:${createHash("sha256").update(canonicalJson(args)).digest("base64url")}`;
+  return `${toolName}:${canonicalDigest(args, "base64url")}`;
 }
