@@ -220,8 +220,6 @@ describe("the commit statement's parts", () => {
     decidedChange.grants.push({
       id: grantId,
       userId: plainUserId,
-      chatId: decided.chatId,
-      runId: decided.runId,
       scope: "task",
       tool: "write_file",
       effects: ["write"],
@@ -271,7 +269,10 @@ describe("the commit statement's parts", () => {
     // decided: its approval allowed (counted), its grant and its audit entry written.
     expect(decidedResult?.approvalsDecided).toBe(1);
     expect(await prisma.approval.findUniqueOrThrow({ where: { id: decided.approvalId } })).toMatchObject({ status: "allowed", decision: "allow_task" });
-    expect((await prisma.grant.findMany({ where: { chatId: decided.chatId } })).map((grant) => grant.id)).toEqual([grantId]);
+    // The grant names the run's chat and, a task grant, the run: taken from the run's row.
+    expect((await prisma.grant.findMany({ where: { chatId: decided.chatId } })).map((grant) => ({ id: grant.id, runId: grant.runId }))).toEqual([
+      { id: grantId, runId: decided.runId },
+    ]);
     expect((await prisma.auditEntry.findMany({ where: { target: `approval:${decided.approvalId}` } })).map((entry) => entry.id)).toEqual([auditId]);
 
     // stale: refused, and nothing of it written.

@@ -27,10 +27,14 @@ describe("what the API answers about a run is what Postgres holds", () => {
   async function storedRunView(runId: string) {
     const row = await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } });
     // Approvals of one round share their creation time: they come in the order of their calls.
-    const approvals = await stack.prisma.approval.findMany({
-      where: { runId, status: "pending" },
-      orderBy: [{ createdAt: "asc" }, { toolCall: { round: "asc" } }, { toolCall: { position: "asc" } }],
-    });
+    const pending = await stack.prisma.approval.findMany({ where: { runId, status: "pending" } });
+    const calls = new Map(
+      (await stack.prisma.toolCall.findMany({ where: { id: { in: pending.map((approval) => approval.toolCallRowId) } } })).map((call) => [call.id, call]),
+    );
+    const approvals = pending
+      .map((approval) => ({ approval, call: calls.get(approval.toolCallRowId)! }))
+      .sort((a, b) => a.approval.createdAt.getTime() - b.approval.createdAt.getTime() || a.call.round - b.call.round || a.call.position - b.call.position)
+      .map(({ approval }) => approval);
     return {
       id: row.id,
       chat_id: row.chatId,

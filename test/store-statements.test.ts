@@ -807,11 +807,13 @@ describe("the store's SQL statements", () => {
       expect(await selectLastFileRead(pool, file)).toEqual({ revision: "rev-3" });
     });
 
-    it("a deleted run takes the rows its commits wrote (events, tool calls and their approvals, file reads), and its messages stay in the chat without it", async () => {
+    it("a deleted run takes the rows its commits wrote (events, tool calls, approvals, task grants, file reads), and its messages and its chat's grants stay in the chat without it", async () => {
       const rowsOf = async (run: { runId: string; chatId: string }) => ({
         events: await prisma.runEvent.count({ where: { runId: run.runId } }),
         toolCalls: await prisma.toolCall.count({ where: { runId: run.runId } }),
         approvals: await prisma.approval.count({ where: { runId: run.runId } }),
+        taskGrants: await prisma.grant.count({ where: { runId: run.runId } }),
+        chatGrants: await prisma.grant.count({ where: { chatId: run.chatId, runId: null } }),
         fileReads: await prisma.runFileRead.count({ where: { runId: run.runId } }),
         messagesOfRun: await prisma.message.count({ where: { runId: run.runId } }),
         messagesOfChat: await prisma.message.count({ where: { chatId: run.chatId } }),
@@ -820,17 +822,47 @@ describe("the store's SQL statements", () => {
       const other = await parkedRun();
       for (const run of [deleted, other]) {
         await pool.query("INSERT INTO run_file_reads (run_id, workspace_id, path, revision) VALUES ($1, $2, 'notes.txt', 'rev-1')", [run.runId, workspace.id]);
+        for (const [scope, grantRunId] of [
+          ["task", run.runId],
+          ["chat", null],
+        ]) {
+          await pool.query("INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool) VALUES ($1, $2, $3, $4, $5, 'write_file')", [
+            generateId("grant"),
+            user.id,
+            run.chatId,
+            grantRunId,
+            scope,
+          ]);
+        }
       }
-      const written = { events: 1, toolCalls: 3, approvals: 2, fileReads: 1, messagesOfRun: 1, messagesOfChat: 1 };
+      const written = { events: 1, toolCalls: 3, approvals: 2, taskGrants: 1, chatGrants: 1, fileReads: 1, messagesOfRun: 1, messagesOfChat: 1 };
       expect(await rowsOf(deleted)).toEqual(written);
 
       await pool.query("DELETE FROM runs WHERE id = $1", [deleted.runId]);
-      expect(await rowsOf(deleted)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 1 });
+      expect(await rowsOf(deleted)).toEqual({
+        events: 0,
+        toolCalls: 0,
+        approvals: 0,
+        taskGrants: 0,
+        chatGrants: 1,
+        fileReads: 0,
+        messagesOfRun: 0,
+        messagesOfChat: 1,
+      });
       expect(await rowsOf(other)).toEqual(written);
 
-      // A chat deleted deletes its messages and runs (its trigger), and each run its rows.
+      // A chat deleted deletes its grants, messages and runs (its trigger), and each run its rows.
       await pool.query("DELETE FROM chats WHERE id = $1", [other.chatId]);
-      expect(await rowsOf(other)).toEqual({ events: 0, toolCalls: 0, approvals: 0, fileReads: 0, messagesOfRun: 0, messagesOfChat: 0 });
+      expect(await rowsOf(other)).toEqual({
+        events: 0,
+        toolCalls: 0,
+        approvals: 0,
+        taskGrants: 0,
+        chatGrants: 0,
+        fileReads: 0,
+        messagesOfRun: 0,
+        messagesOfChat: 0,
+      });
       expect(await prisma.run.count({ where: { chatId: other.chatId } })).toBe(0);
     });
 

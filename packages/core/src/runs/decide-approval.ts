@@ -145,8 +145,6 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
         change.grants.push({
           id: dependencies.generateId("grant"),
           userId: input.userId,
-          chatId: approval.chatId,
-          runId: input.decision === "allow_task" ? approval.runId : null,
           scope: input.decision === "allow_task" ? "task" : "chat",
           tool: approval.tool,
           effects: approval.effects,

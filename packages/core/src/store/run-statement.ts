@@ -81,12 +81,10 @@ export interface StatementApprovalDecision {
   editedArguments?: Record<string, unknown>;
 }
 
+/** A grant of the run's chat (scope `chat`) or of the run itself (`task`): the statement takes both from the run's row. */
 export interface StatementGrantInsert {
   id: string;
   userId: string;
-  chatId: string;
-  /** The run of an allow_task grant; null for allow_chat. */
-  runId: string | null;
   scope: "task" | "chat";
   tool: string;
   effects: readonly string[];
@@ -313,7 +311,8 @@ apr_withdrawn AS (
 ),
 grant_new AS (
   INSERT INTO grants (id, user_id, chat_id, run_id, scope, tool, effects, approval_id, created_at)
-  SELECT g->>'id', g->>'user_id', g->>'chat_id', g->>'run_id', (g->>'scope')::"GrantScope", g->>'tool',
+  -- The run's chat, and the run itself for a task grant: from the run row, not the change (migration approval_rows_without_foreign_keys).
+  SELECT g->>'id', g->>'user_id', change.chat_id, CASE WHEN g->>'scope' = 'task' THEN change.id END, (g->>'scope')::"GrantScope", g->>'tool',
     ARRAY(SELECT jsonb_array_elements_text(g->'effects')), g->>'approval_id', change.now
   FROM change, jsonb_array_elements(change.c->'grants') AS g
 ),
@@ -497,8 +496,6 @@ function statementPayload(change: RunStatementChange): Record<string, unknown> {
     grants: change.grants.map((grant) => ({
       id: grant.id,
       user_id: grant.userId,
-      chat_id: grant.chatId,
-      run_id: grant.runId,
       scope: grant.scope,
       tool: grant.tool,
       effects: grant.effects,
