@@ -21,6 +21,7 @@ describe("parseApiConfig", () => {
     expect(config.toolEnvAllow).toEqual(["PATH", "HOME", "LANG", "TERM"]);
     expect(config.queuePrefix).toBe("agentq");
     expect(config.searxngUrl).toBeUndefined();
+    expect(config.sseHeartbeatMs).toBe(15_000);
     // The console's build in this checkout, wherever the process was started from.
     expect(config.consoleDirectory).toBe(fileURLToPath(new URL("../../console/dist", import.meta.url)));
   });

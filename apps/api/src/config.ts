@@ -57,6 +57,12 @@ export interface ApiConfig extends CommonConfig {
   readinessTimeoutMs: number;
   /** How long a graceful shutdown lets in-flight requests finish. Default 10 000 ms (under Kubernetes' 30 s grace). */
   shutdownTimeoutMs: number;
+  /**
+   * How often an event stream (SSE) gets a `: keep-alive` comment, and its token is looked up again.
+   * Default 15 000 ms: under the idle timeouts of common proxies (often 60 s), and a disabled user's
+   * stream ends within it (API.md); tests shorten it.
+   */
+  sseHeartbeatMs: number;
   /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (REST send answers 409 email_not_configured, send_email is not listed). */
   email: EmailConfig | null;
 }
@@ -73,6 +79,7 @@ export function parseApiConfig(environment: Record<string, string | undefined>):
     consoleDirectory: path.resolve(parsed.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIRECTORY),
     readinessTimeoutMs: 1000,
     shutdownTimeoutMs: 10_000,
+    sseHeartbeatMs: 15_000,
     email: emailConfigFromEnvironment(parsed),
   };
 }

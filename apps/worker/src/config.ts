@@ -7,6 +7,7 @@ import {
   emailConfigFromEnvironment,
   emailEnvironmentShape,
   parseEnvironment,
+  WEBHOOK_RETRY_DELAYS_MS,
 } from "@agentq/core";
 
 const positiveInteger = (fallback: number, max: number) =>
@@ -51,6 +52,19 @@ export interface WorkerConfig extends CommonConfig {
   webhookConcurrency: number;
   /** WEBHOOK_TIMEOUT_MS: how long an endpoint has to answer. */
   webhookTimeoutMs: number;
+  /**
+   * The delay before each webhook retry, one per retry. Not read from the environment: always
+   * WEBHOOK_RETRY_DELAYS_MS (5 s, 30 s, 2 min... over about 4 h 45 min), the schedule API.md promises;
+   * tests shorten it.
+   */
+  webhookRetryDelaysMs: readonly number[];
+  /**
+   * How long past its due time a pending webhook delivery's job counts as lost (a flushed Redis) and is
+   * enqueued again. Not read from the environment: always 10 s, short because enqueueing again is
+   * harmless (adding a job that still exists is a no-op, same job id, and a duplicate of an attempt
+   * claims nothing); tests shorten it.
+   */
+  webhookLostAfterMs: number;
 }
 
 export function parseWorkerConfig(environment: Record<string, string | undefined>): WorkerConfig {
@@ -66,5 +80,7 @@ export function parseWorkerConfig(environment: Record<string, string | undefined
     email: emailConfigFromEnvironment(parsed),
     webhookConcurrency: parsed.WEBHOOK_CONCURRENCY,
     webhookTimeoutMs: parsed.WEBHOOK_TIMEOUT_MS,
+    webhookRetryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
+    webhookLostAfterMs: 10_000,
   };
 }

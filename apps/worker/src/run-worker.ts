@@ -324,6 +324,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     deploymentSecret: approvalSecret,
     concurrency: config.webhookConcurrency,
     requestTimeoutMs: config.webhookTimeoutMs,
+    retryDelaysMs: config.webhookRetryDelaysMs,
+    lostAfterMs: config.webhookLostAfterMs,
     logger,
   });
 

@@ -36,6 +36,10 @@ export interface WebhookDispatcherOptions {
   logger: Logger;
   /** Endpoints get this long to answer (WEBHOOK_TIMEOUT_MS). */
   requestTimeoutMs: number;
+  /** The delay before each retry, one per retry (WorkerConfig.webhookRetryDelaysMs). */
+  retryDelaysMs: readonly number[];
+  /** Due this long ago and still pending: its job was lost (a flushed Redis); enqueued again (WorkerConfig.webhookLostAfterMs). */
+  lostAfterMs: number;
 }
 
 export interface WebhookDispatcher {
@@ -44,11 +48,6 @@ export interface WebhookDispatcher {
 
 /** How often Postgres is asked for due deliveries: new ones wait at most this long. */
 const SCAN_INTERVAL_MS = 1000;
-/**
- * Due this long ago and still pending: its job was lost (a flushed Redis); enqueued again. Adding a job
- * that still exists is a no-op (same job id), and a duplicate of an attempt claims nothing, so this can be short.
- */
-const LOST_AFTER_MS = 10_000;
 const SCAN_BATCH = 200;
 
 /**
@@ -74,6 +73,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     resolve: systemHostResolver,
     now: systemClock,
     requestTimeoutMs: options.requestTimeoutMs,
+    retryDelaysMs: options.retryDelaysMs,
   };
 
   const processJob = async (job: Job): Promise<string> => {
@@ -91,7 +91,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   let closed = false;
   const scan = async (): Promise<void> => {
     for (;;) {
-      const due = await enqueueDueWebhookDeliveries(runner, { now: systemClock(), lostAfterMs: LOST_AFTER_MS, limit: SCAN_BATCH });
+      const due = await enqueueDueWebhookDeliveries(runner, { now: systemClock(), lostAfterMs: options.lostAfterMs, limit: SCAN_BATCH });
       await Promise.all(due.map((delivery) => queue.schedule(delivery.id, delivery.attempts)));
       if (due.length < SCAN_BATCH || closed) return;
     }

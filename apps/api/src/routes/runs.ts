@@ -19,9 +19,6 @@ const eventsQuery = z.object({
 /** Events in one JSON answer. Default 10,000. */
 const EVENTS_PAGE_LIMIT = 10_000;
 
-/** SSE comment lines keep proxies from closing an idle stream. Default every 15 s. */
-const SSE_HEARTBEAT_MS = 15_000;
-
 const RUN_ID = "the run's id";
 
 export const runRoutes = [
@@ -96,6 +93,7 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
   response.setHeader("X-Accel-Buffering", "no");
   response.flushHeaders();
   const token = requestToken(request, true);
+  // SSE comment lines keep proxies from closing an idle stream (ApiConfig.sseHeartbeatMs, default 15 s).
   const heartbeat = setInterval(() => {
     response.write(": keep-alive\n\n");
     // A token that stopped working since (its user disabled, or the token replaced) ends the stream,
@@ -103,7 +101,7 @@ async function streamEvents(dependencies: ApiDependencies, request: Request, res
     authenticateToken(dependencies.prisma, token).catch((error: unknown) => {
       if (error instanceof UnauthorizedError) response.end();
     });
-  }, SSE_HEARTBEAT_MS);
+  }, dependencies.config.sseHeartbeatMs);
   // Listened for before the first await: a client that leaves while the replay is being read must
   // still stop the follower, or it (and its Redis subscription and heartbeat) would live forever.
   let clientGone = false;

@@ -7,7 +7,7 @@ import type { SqlRunner } from "../store/sql-pool.ts";
 import { claimWebhookDelivery, recordWebhookAttempt, type ClaimedWebhookDelivery } from "../store/statements/webhook-statements.ts";
 import { WEBHOOK_REFUSAL_SUBJECT } from "./check-webhook-destination.ts";
 import { signWebhook } from "./sign-webhook.ts";
-import { WEBHOOK_MAX_ATTEMPTS, webhookRetryDelayMs } from "./webhook-retry-schedule.ts";
+import { WEBHOOK_RETRY_DELAYS_MS, webhookRetryDelayMs } from "./webhook-retry-schedule.ts";
 import { openWebhookSecret } from "./webhook-secret.ts";
 
 export interface WebhookDeliveryDependencies {
@@ -20,6 +20,12 @@ export interface WebhookDeliveryDependencies {
   now: () => Date;
   /** How long the endpoint has to answer (default 10 s: Standard Webhooks suggests a short timeout). */
   requestTimeoutMs?: number;
+  /**
+   * The delay before each retry, one per retry: a delivery gets `retryDelaysMs.length + 1` attempts.
+   * Default WEBHOOK_RETRY_DELAYS_MS (5 s, 30 s, 2 min... over about 4 h 45 min, what API.md promises);
+   * tests shorten it so that a retry does not take seconds to watch.
+   */
+  retryDelaysMs?: readonly number[];
 }
 
 /** What an attempt came to: `retry` says when the next is due (the caller schedules its job). */
@@ -57,7 +63,7 @@ export async function attemptWebhookDelivery(
   const answer = await send(dependencies, delivery, timeoutMs);
   const durationMs = performance.now() - started;
   const now = dependencies.now();
-  const retryDelay = answer.retryable && delivery.attempts < WEBHOOK_MAX_ATTEMPTS ? webhookRetryDelayMs(delivery.attempts) : null;
+  const retryDelay = answer.retryable ? webhookRetryDelayMs(delivery.attempts, Math.random, dependencies.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS) : null;
   const outcome: WebhookAttemptOutcome = answer.ok
     ? { kind: "succeeded", statusCode: answer.statusCode ?? 200 }
     : retryDelay !== null

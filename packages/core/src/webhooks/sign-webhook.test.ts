@@ -39,4 +39,11 @@ describe("the webhook retry schedule", () => {
     expect(webhookRetryDelayMs(2, () => 1)).toBe(Math.round(WEBHOOK_RETRY_DELAYS_MS[1] * 1.1));
     expect(webhookRetryDelayMs(WEBHOOK_MAX_ATTEMPTS, () => 0)).toBeNull();
   });
+
+  it("follows a schedule given in place of the default, and ends after that schedule's last delay", () => {
+    const schedule = [100, 200];
+    expect(webhookRetryDelayMs(1, () => 0, schedule)).toBe(100);
+    expect(webhookRetryDelayMs(2, () => 1, schedule)).toBe(220);
+    expect(webhookRetryDelayMs(3, () => 0, schedule)).toBeNull();
+  });
 });
