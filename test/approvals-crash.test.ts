@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
-import { decide, eventually, fileExists, INJECTION, workspaceRoot } from "./support/approval-test-helpers.ts";
+import { decide, fileExists, INJECTION, workspaceRoot } from "./support/approval-test-helpers.ts";
+import { crash, holderOf, spawnReadyWorkers } from "./faults-helpers.ts";
 
 describe("taint survives a worker crash", () => {
   let stack: TestStack;
@@ -17,26 +18,26 @@ describe("taint survives a worker crash", () => {
     await stack.putFile(workspaceId, "notes.md", INJECTION);
     const root = await workspaceRoot(stack, workspaceId);
     const chatId = await stack.createChat({ workspaceId });
-    const first = stack.spawnWorker();
+    // Both started (and ready) at once: one runs the run and is killed, the other takes it over.
+    const workers = await spawnReadyWorkers(stack, 2);
     const runId = await stack.run(chatId, {
       allow_bash: true,
       input: scenarioInput([
         { tool: "read_file", args: { path: "notes.md" } },
-        // The model takes 8 s to answer round 2: the worker is killed while it waits.
-        { tool: "run_command", args: { command: "touch pwned" }, delayMs: 8000 },
+        // The model answers round 2 only once the test lets it: the worker is killed while it waits.
+        { tool: "run_command", args: { command: "touch pwned" }, holdUntil: "after-the-crash" },
         { text: "done after approval" },
       ]),
     });
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "read_file", 60_000);
-    first.kill("SIGKILL");
-    await eventually("the first worker is gone", () => first.exitCode !== null || first.signalCode !== null, 10_000);
+    await crash(await holderOf(stack, runId, workers));
     // The kill landed between the read and the call: the call had not been emitted yet.
     expect(
       (await stack.events(runId)).some((event) => event.type === "approval.required" || (event.type === "message.completed" && event.data.round === 2)),
     ).toBe(false);
     expect((await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } })).tainted).toBe(true);
 
-    stack.spawnWorker();
+    stack.provider.release("after-the-crash");
     const parked = await stack.waitForRun(runId, (run) => run.status !== "running" && run.status !== "queued", 60_000);
     expect(parked.status).toBe("awaiting_approval");
     expect(parked.pending_approvals).toHaveLength(1);

@@ -50,6 +50,9 @@ describe("documents page", () => {
     await page.getByRole("button", { name: "Edit" }).click();
     await page.getByLabel("Content (Markdown)").fill("second draft");
     await page.getByRole("button", { name: "Save" }).click();
+    // A save goes back to reading once the list is fresh again: until then the editor (whose text
+    // already reads "second draft") is still there, and would close under the next edit.
+    await page.getByLabel("Content (Markdown)").waitFor({ state: "detached" });
     await page.getByText("second draft").waitFor();
     await page.getByText(/^Revision 2/).waitFor();
 

@@ -36,8 +36,9 @@ describe("a worker killed mid-run", () => {
     const chatId = await stack.createChat({ workspaceId });
     const runId = await stack.run(chatId, {
       input: scenarioInput([
-        // About 100 stream events 100 ms apart: the stream lasts about 10 s, long enough to die in.
-        { text: "I will list the files now. ".repeat(30), chunkDelayMs: 100, tool: "list_files", args: {} },
+        // The stream stops after a few events until the test lets it go on: the worker dies in the
+        // middle of it, whatever the machine's load, and the round redone after it streams at once.
+        { text: "I will list the files now. ".repeat(30), stallAfterEvents: 5, stallUntil: "mid-stream-crash", tool: "list_files", args: {} },
         { text: "the workspace is empty" },
       ]),
     });
@@ -47,6 +48,7 @@ describe("a worker killed mid-run", () => {
     await crash(holder);
     // The crash came before the round's answer was committed.
     expect((await stack.events(runId)).some((event) => event.type === "message.completed")).toBe(false);
+    stack.provider.release("mid-stream-crash");
 
     const run = await stack.waitForRun(runId, undefined, 90_000);
     expect(run).toMatchObject({ status: "completed", output: "the workspace is empty", tool_calls: 1, error: null });

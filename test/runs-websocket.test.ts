@@ -80,12 +80,14 @@ describe("WebSocket /api/ws", () => {
   it("streamed text arrives as live deltas, which are not durable events", async () => {
     const text = "streamed piece by piece to the websocket subscriber";
     const chatId = await stack.createChat();
-    // The first byte is held back 3 s so the subscription is active before any delta is published.
-    const runId = await stack.run(chatId, { input: scenarioInput([{ text, delayMs: 3000, chunkDelayMs: 40 }]) });
+    // The first byte is held back until the subscription is active (its replay has arrived: the API
+    // subscribes to the live channel before it replays), so no delta is published before it.
+    const runId = await stack.run(chatId, { input: scenarioInput([{ text, holdUntil: "live-deltas", chunkDelayMs: 40 }]) });
     const socket = await stack.connectWebSocket();
     socket.send({ type: "subscribe", run_id: runId, after: 0 });
     await socket.waitFor(() => socket.events(runId).length > 0);
     expect(await stack.events(runId)).not.toContainEqual(expect.objectContaining({ type: "message.completed" }));
+    stack.provider.release("live-deltas");
     await socket.waitFor(() => socket.events(runId).some((event) => event.type === "run.completed"), 30_000);
     socket.close();
 
@@ -233,8 +235,9 @@ describe("WebSocket /api/ws", () => {
     const probe = await stack.run(await stack.createChat({ token }), { input: scenarioInput([{ text: "probe" }]) }, token);
     await stack.waitForRun(probe, undefined, 20_000, token);
     // Both runs stream a few pieces of text, then stall until the test lets them go on. Deltas are live
-    // only: the first byte is held back 3 s so that both subscriptions are active before any is published.
-    const streaming = (text: string, name: string) => scenarioInput([{ text, delayMs: 3000, chunkDelayMs: 40, stallAfterEvents: 4, stallUntil: name }]);
+    // only: the first byte is held back until both subscriptions are active (each has had its replay).
+    const streaming = (text: string, name: string) =>
+      scenarioInput([{ text, holdUntil: "shared-subscribed", chunkDelayMs: 40, stallAfterEvents: 4, stallUntil: name }]);
     const runA = await stack.run(await stack.createChat({ token }), { input: streaming("alpha ".repeat(10), "shared-a") }, token);
     const runB = await stack.run(await stack.createChat({ token }), { input: streaming("bravo ".repeat(10), "shared-b") }, token);
     const deltasOf = (socket: { messages: any[] }, runId: string) => socket.messages.filter((message) => message.type === "delta" && message.run_id === runId);
@@ -248,6 +251,9 @@ describe("WebSocket /api/ws", () => {
     const second = await stack.connectWebSocket(token);
     first.send({ type: "subscribe", run_id: runA, after: 0 });
     second.send({ type: "subscribe", run_id: runB, after: 0 });
+    await first.waitFor(() => first.events(runA).length > 0);
+    await second.waitFor(() => second.events(runB).length > 0);
+    stack.provider.release("shared-subscribed");
     // Deltas are live only (never replayed): each client hears its run on the shared channel.
     await first.waitFor(() => deltasOf(first, runA).length > 0);
     await second.waitFor(() => deltasOf(second, runB).length > 0);
