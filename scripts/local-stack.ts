@@ -106,6 +106,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
   const api = start("apps/api/src/main.ts");
   const workers = Array.from({ length: Math.max(1, options.workers ?? 1) }, () => start("apps/worker/src/main.ts"));
+  // A caller that dies without close() (an uncaught error: a bench request reset under heavy load) must
+  // not leave the processes behind: orphaned, they kept their pools' Postgres connections open and later
+  // runs, tests too, were refused with "too many clients". 'exit' is emitted on that path as well.
+  process.once("exit", () => {
+    for (const child of [api, ...workers]) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
   const worker = workers[0]!;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
