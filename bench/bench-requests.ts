@@ -13,8 +13,24 @@ export interface BenchClient {
  */
 const AGENT = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-/** One API request; its status and parsed JSON answer (undefined for an empty body). */
-export function request(client: BenchClient, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+/**
+ * One API request; its status and parsed JSON answer (undefined for an empty body). A request sent on a
+ * kept-alive socket that the server closed as it was reused fails with ECONNRESET before the server read
+ * it; it is sent once more on a new socket, as Node's documentation of `request.reusedSocket` advises.
+ */
+export async function request(client: BenchClient, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  try {
+    return await requestOnce(client, method, path, body);
+  } catch (error) {
+    if (!(error instanceof ResetReusedSocket)) throw error;
+    return requestOnce(client, method, path, body);
+  }
+}
+
+/** A kept-alive socket that the server had closed when the request went out on it. */
+class ResetReusedSocket extends Error {}
+
+function requestOnce(client: BenchClient, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const payload = body !== undefined ? JSON.stringify(body) : undefined;
   return new Promise((resolve, reject) => {
     const outgoing = http.request(
@@ -37,7 +53,9 @@ export function request(client: BenchClient, method: string, path: string, body?
         response.on("error", reject);
       },
     );
-    outgoing.on("error", reject);
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      reject(outgoing.reusedSocket && error.code === "ECONNRESET" ? new ResetReusedSocket(`${method} ${path}: ${error.message}`) : error);
+    });
     outgoing.end(payload);
   });
 }

@@ -210,7 +210,12 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
       if (event.type === "approval.required") {
         decidedAt.set(runId, performance.now());
         decidedWallClock.set(runId, Date.now());
-        void post(stack, "/api/approvals", { tool_approval_id: event.data.approval_id, tool_approval_decision: "allow_task" });
+        post(stack, "/api/approvals", { tool_approval_id: event.data.approval_id, tool_approval_decision: "allow_task" }).catch((error: Error) => {
+          // The run stays parked: counted as failed and let go, so that the bench reports rather than hangs.
+          console.error(`decision for run ${runId} failed: ${error.message}`);
+          failed += 1;
+          finished.get(runId)?.();
+        });
       } else if (event.type === "tool.completed" && event.data.tool === "write_file" && decidedAt.has(runId)) {
         resumeLatencies.push(performance.now() - decidedAt.get(runId)!);
         completedWallClock.set(runId, Date.now());
