@@ -6,19 +6,14 @@
 // unmeasured ones of the same route. Figures, not assertions: compare two versions interleaved.
 import { scenarioInput } from "@agentq/core/testing";
 import { cpuMs, startLocalStack } from "../scripts/local-stack.ts";
-import { pool, request, requestJson } from "./bench-requests.ts";
+import { liftBenchLimits, pool, request, requestJson } from "./bench-requests.ts";
 
 const REQUESTS = Number(process.env.REQUEST_COST_REQUESTS ?? 2000);
 const CONCURRENCY = 50;
 
 const stack = await startLocalStack({ name: "request_cost", workerConcurrency: CONCURRENCY });
 try {
-  // As the bench does (bench/run.ts, liftLimits): no rate limit, no cap on active runs; the API
-  // re-reads the rate limit at most every 5 s.
-  await requestJson(stack, "PATCH", "/api/settings", { api_rate_limit_per_minute: 0 });
-  const me = (await requestJson(stack, "GET", "/api/me")) as { id: string };
-  await requestJson(stack, "PATCH", `/api/users/${me.id}`, { max_active_runs: 100_000 });
-  await new Promise((resolve) => setTimeout(resolve, 5500));
+  await liftBenchLimits(stack);
 
   const workspace = (await requestJson(stack, "POST", "/api/workspaces", { name: "request-cost" })) as { id: string };
   const chats: string[] = [];

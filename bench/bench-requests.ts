@@ -1,4 +1,5 @@
-// What the bench workloads share: an API request that throws on an error answer, and a bounded pool.
+// What the bench workloads share: an API request that throws on an error answer, a bounded pool, and
+// the bench user's limits lifted.
 import http from "node:http";
 
 /** Where requests go, and as whom. */
@@ -79,4 +80,17 @@ export async function pool(count: number, concurrency: number, task: (index: num
       }
     }),
   );
+}
+
+/**
+ * The engine workloads run one user's runs at the bench's concurrency: that user may have that many
+ * active (max_active_runs, default 20) and the API answers every request (api_rate_limit_per_minute, default 600).
+ */
+export async function liftBenchLimits(client: BenchClient): Promise<void> {
+  await requestJson(client, "PATCH", "/api/settings", { api_rate_limit_per_minute: 0 });
+  const me = (await requestJson(client, "GET", "/api/me")) as { id: string };
+  await requestJson(client, "PATCH", `/api/users/${me.id}`, { max_active_runs: 100_000 });
+  // The API re-reads api_rate_limit_per_minute at most every 5 s (apps/api/src/http/rate-limit.ts): the
+  // requests above cached the default, so wait until the lifted limit applies.
+  await new Promise((resolve) => setTimeout(resolve, 5500));
 }

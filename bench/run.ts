@@ -4,7 +4,7 @@
 // BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) / BENCH_TOOLS (see TOOLS) / BENCH_WARMUP (see WARMUP) override the defaults. BENCH_WORKERS=N starts N worker
 // processes (default 1), each with BENCH_CONCURRENCY slots; REDIS_URL (a cluster too) replaces the local Redis.
 import WebSocket from "ws";
-import { pool, requestJson } from "./bench-requests.ts";
+import { liftBenchLimits, pool, requestJson } from "./bench-requests.ts";
 import { scenarioInput } from "@agentq/core/testing";
 import { workloadFair } from "./fair-workload.ts";
 import {
@@ -436,19 +436,6 @@ const WARMUP_FUNCTIONS: Record<string, (stack: BenchStack) => Promise<unknown>> 
   SLOW: (stack) => workloadW1(stack, WARMUP),
 };
 
-/**
- * The engine workloads run one user's runs at the bench's concurrency: that user may have that many
- * active (max_active_runs, default 20) and the API answers every request (api_rate_limit_per_minute, default 600).
- */
-async function liftLimits(stack: BenchStack): Promise<void> {
-  await requestJson(stack, "PATCH", "/api/settings", { api_rate_limit_per_minute: 0 });
-  const me = (await requestJson(stack, "GET", "/api/me")) as { id: string };
-  await requestJson(stack, "PATCH", `/api/users/${me.id}`, { max_active_runs: 100_000 });
-  // The API re-reads api_rate_limit_per_minute at most every 5 s (apps/api/src/http/rate-limit.ts): the
-  // requests above cached the default, so wait until the lifted limit applies.
-  await new Promise((resolve) => setTimeout(resolve, 5500));
-}
-
 for (const name of WORKLOADS) {
   const workload = WORKLOAD_FUNCTIONS[name];
   if (!workload) {
@@ -459,7 +446,7 @@ for (const name of WORKLOADS) {
   // SLOW keeps all its runs in flight on one worker, so that worker gets a slot for each.
   const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY, workers: WORKERS });
   try {
-    await liftLimits(stack);
+    await liftBenchLimits(stack);
     const warmup = WARMUP > 0 ? WARMUP_FUNCTIONS[name] : undefined;
     if (warmup) await warmup(stack);
     console.log(JSON.stringify({ ...(await workload(stack)), warmup: warmup ? WARMUP : 0, tools: TOOLS ?? "all" }));

@@ -109,9 +109,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // A caller that dies without close() (an uncaught error: a bench request reset under heavy load) must
   // not leave the processes behind: orphaned, they kept their pools' Postgres connections open and later
   // runs, tests too, were refused with "too many clients". 'exit' is emitted on that path as well.
-  process.once("exit", () => {
+  // close() takes the listener away again: a caller starting one stack after another (the bench, a stack
+  // for each workload) would otherwise keep one for every stack it ever started.
+  const killOnExit = () => {
     for (const child of [api, ...workers]) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
+  };
+  process.once("exit", killOnExit);
   const worker = workers[0]!;
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
@@ -142,6 +145,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     workers,
     redis,
     async close() {
+      process.off("exit", killOnExit);
       for (const child of [api, ...workers]) child.kill("SIGTERM");
       await Promise.all([api, ...workers].map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)))));
       await provider.close();

@@ -7,7 +7,7 @@ import type { SqlRunner } from "../store/sql-pool.ts";
 import { claimWebhookDelivery, recordWebhookAttempt, type ClaimedWebhookDelivery } from "../store/statements/webhook-statements.ts";
 import { WEBHOOK_REFUSAL_SUBJECT } from "./check-webhook-destination.ts";
 import { signWebhook } from "./sign-webhook.ts";
-import { WEBHOOK_RETRY_DELAYS_MS, webhookRetryDelayMs } from "./webhook-retry-schedule.ts";
+import { webhookRetryDelayMs } from "./webhook-retry-schedule.ts";
 import { openWebhookSecret } from "./webhook-secret.ts";
 
 export interface WebhookDeliveryDependencies {
@@ -63,7 +63,7 @@ export async function attemptWebhookDelivery(
   const answer = await send(dependencies, delivery, timeoutMs);
   const durationMs = performance.now() - started;
   const now = dependencies.now();
-  const retryDelay = answer.retryable ? webhookRetryDelayMs(delivery.attempts, Math.random, dependencies.retryDelaysMs ?? WEBHOOK_RETRY_DELAYS_MS) : null;
+  const retryDelay = answer.retryable ? webhookRetryDelayMs(delivery.attempts, Math.random, dependencies.retryDelaysMs) : null;
   const outcome: WebhookAttemptOutcome = answer.ok
     ? { kind: "succeeded", statusCode: answer.statusCode ?? 200 }
     : retryDelay !== null
