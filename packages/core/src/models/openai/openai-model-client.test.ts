@@ -49,6 +49,23 @@ describe("createOpenAIModelClient", () => {
     expect(server.connectionCount - connectionsBefore).toBeLessThanOrEqual(2);
   });
 
+  it("keeps every connection of a wave of concurrent requests for the next wave, past node's default of 256 idle ones", async () => {
+    const model = client();
+    const wave = 300;
+    const connectionsBefore = server.connectionCount;
+    const sendWave = async (label: string) => {
+      for (let index = 0; index < wave; index += 1) server.enqueue({ text: `${label} ${index}`, delayMs: 100 });
+      const answers = await Promise.all(Array.from({ length: wave }, () => model.complete(request())));
+      expect(answers.every((answer) => answer.text.startsWith(label))).toBe(true);
+    };
+    await sendWave("first");
+    const opened = server.connectionCount - connectionsBefore;
+    expect(opened).toBeGreaterThan(256);
+    await sendWave("second");
+    // With node's default maxFreeSockets (256) the second wave opened opened − 256 connections again.
+    expect(server.connectionCount - connectionsBefore - opened).toBeLessThanOrEqual(2);
+  });
+
   it("rebuilds several tool calls whose arguments arrive split across many chunks", async () => {
     server.enqueue({
       text: "Reading both.",

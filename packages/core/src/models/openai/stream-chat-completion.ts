@@ -48,6 +48,15 @@ export interface ChatCompletionTransport {
 }
 
 /**
+ * Every connection stays open for the next request once its response has ended, until the provider
+ * closes it. Node keeps at most 256 idle ones by default: a worker whose slots all wait on a slow
+ * model (SLOW: 500 requests at once) closed the rest after each round and opened them again for the
+ * next, a TCP (or TLS) handshake per request on both sides. A connection is idle only because a
+ * request of this worker used it, so their number is bounded by the worker's concurrency.
+ */
+const KEEP_ALIVE_AGENT = { keepAlive: true, maxFreeSockets: Number.POSITIVE_INFINITY } as const;
+
+/**
  * Chat Completions streaming over node:http with keep-alive connections: a round's request is one
  * write and its server-sent events are parsed as they arrive. This is the worker's hottest outbound
  * call (every round of every run): the SDK's fetch, web streams and SSE decoding cost a run about
@@ -56,7 +65,7 @@ export interface ChatCompletionTransport {
 export function createChatCompletionTransport(options: { baseURL: string; apiKey: string | undefined }): ChatCompletionTransport {
   const url = new URL(`${options.baseURL}/chat/completions`);
   const secure = url.protocol === "https:";
-  const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  const agent = secure ? new https.Agent(KEEP_ALIVE_AGENT) : new http.Agent(KEEP_ALIVE_AGENT);
   const request = secure ? https.request : http.request;
   const headers: http.OutgoingHttpHeaders = {
     "content-type": "application/json",
