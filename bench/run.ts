@@ -2,7 +2,8 @@
 // Redis, the fake provider with no latency). Prints one JSON line per workload: figures, not
 // assertions. BENCH_RUNS / BENCH_CONCURRENCY / BENCH_PARKED / BENCH_SLOW_RUNS / BENCH_FAIR_BACKLOG / BENCH_FAIR_RUN_MS /
 // BENCH_WORKLOADS (comma list of W1,W2,PARKED,SLOW,FAIR) / BENCH_TOOLS (see TOOLS) / BENCH_WARMUP (see WARMUP) override the defaults. BENCH_WORKERS=N starts N worker
-// processes (default 1), each with BENCH_CONCURRENCY slots; REDIS_URL (a cluster too) replaces the local Redis.
+// processes (default 1), each with BENCH_WORKER_CONCURRENCY slots (default BENCH_CONCURRENCY); REDIS_URL (a cluster too)
+// replaces the local Redis.
 import WebSocket from "ws";
 import { liftBenchLimits, pool, requestJson } from "./bench-requests.ts";
 import { scenarioInput } from "@agentq/core/testing";
@@ -19,6 +20,8 @@ import {
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
+/** Each worker's slots (WORKER_CONCURRENCY) in W1, W2 and PARKED; default BENCH_CONCURRENCY. SLOW gets one a run. */
+const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? CONCURRENCY);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 1);
@@ -444,7 +447,7 @@ for (const name of WORKLOADS) {
     continue;
   }
   // SLOW keeps all its runs in flight on one worker, so that worker gets a slot for each.
-  const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : CONCURRENCY, workers: WORKERS });
+  const stack = await startLocalStack({ name: "bench", workerConcurrency: name === "SLOW" ? SLOW_RUNS : WORKER_CONCURRENCY, workers: WORKERS });
   try {
     await liftBenchLimits(stack);
     const warmup = WARMUP > 0 ? WARMUP_FUNCTIONS[name] : undefined;

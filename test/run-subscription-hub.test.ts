@@ -60,6 +60,18 @@ describe("RunSubscriptionHub", () => {
     );
   });
 
+  it("splits a payload of several messages (the publisher's batch of a tick) among their runs' followers, in order", async () => {
+    const heard: string[] = [];
+    const stopA = await hub.subscribe({ id: "run_e", userId: "usr_3" }, (m) => heard.push(`e:${m.kind === "events" ? m.events[0]!.seq : "delta"}`));
+    const stopB = await hub.subscribe({ id: "run_f", userId: "usr_3" }, (m) => heard.push(`f:${m.kind === "events" ? m.events[0]!.seq : "delta"}`));
+    const batch = [message("run_e", 1), message("run_other", 1), message("run_f", 1), { kind: "delta", run_id: "run_e", text: "t" }, message("run_e", 2)];
+    await publishMessage(publisher, userRunsChannel(prefix, "usr_3"), JSON.stringify(batch));
+    await waitUntil("every message of the batch heard", () => (heard.length >= 4 ? true : undefined));
+    expect(heard).toEqual(["e:1", "f:1", "e:delta", "e:2"]);
+    stopA();
+    stopB();
+  });
+
   it("asks Redis again for the next follower after a SUBSCRIBE refused once its first follower went on", async () => {
     // Redis holds every command for 400 ms: the first follower stops waiting (100 ms here) and goes
     // on, as it would during a failover. Held before its SUBSCRIBE, the channels are taken from the

@@ -4,18 +4,84 @@ import { publishMessage } from "./pub-sub.ts";
 import { controlChannel, userRunsChannel } from "./redis-keys.ts";
 
 /**
+ * Characters of JSON pending on one channel past which they are published at once rather than at the
+ * end of the tick: a burst of large tool results makes several moderate messages, not one huge one.
+ */
+export const PUBLISH_BATCH_CHARACTERS = 256 * 1024;
+
+/** The messages of one channel waiting for the end of the tick, and the callers waiting on them. */
+interface PendingChannel {
+  texts: string[];
+  characters: number;
+  settled: Promise<void>;
+  settle: (error?: unknown) => void;
+}
+
+/**
  * Publishes committed events and live deltas on the channel of the run's owner, tagged with the run's
  * id (best effort: subscribers replay from Postgres).
+ *
+ * The messages of one channel published in the same tick leave as one PUBLISH, a JSON array of them
+ * in the order given (a lone message stays a bare object): a worker's group commit settles the steps
+ * of many runs at once, and each then publishes its events, which cost the worker, Redis and every API
+ * instance subscribed a message per run and step (W1: 7 PUBLISH a run). Order holds per channel: the
+ * batches go out on one connection in the order their channels were first written.
  */
 export function createRedisRunEventPublisher(redis: RedisClient, prefix: string): RunEventPublisher {
   const cluster = isRedisCluster(redis);
-  const publish = async (run: OwnedRun, message: RunChannelMessage) => {
-    await publishMessage(redis, userRunsChannel(prefix, run.userId, cluster), JSON.stringify(message));
+  const pending = new Map<string, PendingChannel>();
+  let scheduled = false;
+
+  const send = (channel: string, batch: PendingChannel) => {
+    const text = batch.texts.length === 1 ? (batch.texts[0] as string) : `[${batch.texts.join(",")}]`;
+    publishMessage(redis, channel, text).then(() => batch.settle(), batch.settle);
+  };
+  const flush = () => {
+    scheduled = false;
+    for (const [channel, batch] of pending) send(channel, batch);
+    pending.clear();
+  };
+  const publish = (run: OwnedRun, message: RunChannelMessage): Promise<void> => {
+    const channel = userRunsChannel(prefix, run.userId, cluster);
+    const text = JSON.stringify(message);
+    let batch = pending.get(channel);
+    if (!batch) {
+      let settle: PendingChannel["settle"] = () => undefined;
+      const settled = new Promise<void>((resolve, reject) => {
+        settle = (error) => (error === undefined ? resolve() : reject(error));
+      });
+      batch = { texts: [], characters: 0, settled, settle };
+      pending.set(channel, batch);
+    }
+    batch.texts.push(text);
+    batch.characters += text.length;
+    const { settled } = batch;
+    if (batch.characters >= PUBLISH_BATCH_CHARACTERS) {
+      pending.delete(channel);
+      send(channel, batch);
+    } else if (!scheduled) {
+      scheduled = true;
+      // After this turn's I/O callbacks and their promise chains: every run a commit settled has published by then.
+      setImmediate(flush);
+    }
+    return settled;
   };
   return {
     publishEvents: (run: OwnedRun, events: RunEventRecord[]) => publish(run, { kind: "events", run_id: run.id, events }),
     publishDelta: (run: OwnedRun, text: string) => publish(run, { kind: "delta", run_id: run.id, text }),
   };
+}
+
+/** A run channel's payload: one message, or several in order (createRedisRunEventPublisher); null when it is not JSON. */
+export function parseRunChannelPayload(text: string): RunChannelMessage[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (Array.isArray(parsed)) return parsed as RunChannelMessage[];
+  return parsed && typeof parsed === "object" ? [parsed as RunChannelMessage] : null;
 }
 
 /** Messages every worker receives: a run to cancel, a job to stop (only its owner acts on it). */

@@ -1,5 +1,13 @@
 import type { OwnedRun, RunChannelMessage } from "@agentq/core";
-import { isRedisCluster, onChannelMessage, type RedisClient, subscribeChannel, unsubscribeChannel, userRunsChannel } from "@agentq/queue";
+import {
+  isRedisCluster,
+  onChannelMessage,
+  parseRunChannelPayload,
+  type RedisClient,
+  subscribeChannel,
+  unsubscribeChannel,
+  userRunsChannel,
+} from "@agentq/queue";
 import { withDeadline } from "../with-deadline.ts";
 
 export type RunChannelListener = (message: RunChannelMessage) => void;
@@ -45,17 +53,13 @@ export class RunSubscriptionHub {
     onChannelMessage(subscriber, (channel, text) => {
       const subscription = this.#channels.get(channel);
       if (!subscription) return;
-      let message: RunChannelMessage | null;
-      try {
-        message = JSON.parse(text) as RunChannelMessage | null;
-      } catch {
-        return;
+      // One message, or the several the publisher sent together, in order.
+      for (const message of parseRunChannelPayload(text) ?? []) {
+        // Looked up among this channel's runs only: a run is followed on its owner's channel.
+        const listeners = message ? subscription.runs.get(message.run_id) : undefined;
+        if (!listeners) continue;
+        for (const listener of listeners) listener(message);
       }
-      if (!message) return;
-      // Looked up among this channel's runs only: a run is followed on its owner's channel.
-      const listeners = subscription.runs.get(message.run_id);
-      if (!listeners) return;
-      for (const listener of listeners) listener(message);
     });
   }
 
