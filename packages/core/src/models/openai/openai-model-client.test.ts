@@ -62,7 +62,7 @@ describe("createOpenAIModelClient", () => {
     const opened = server.connectionCount - connectionsBefore;
     expect(opened).toBeGreaterThan(256);
     await sendWave("second");
-    // With node's default maxFreeSockets (256) the second wave opened opened − 256 connections again.
+    // With node's default maxFreeSockets (256), the second wave reopened all but 256 of the first wave's connections.
     expect(server.connectionCount - connectionsBefore - opened).toBeLessThanOrEqual(2);
   });
 
