@@ -20,7 +20,7 @@ import {
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 500);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
-/** Each worker's slots (WORKER_CONCURRENCY) in W1, W2 and PARKED; default BENCH_CONCURRENCY. SLOW gets one a run. */
+/** Each worker's slots (WORKER_CONCURRENCY) in every workload but SLOW, which gets one a run; default BENCH_CONCURRENCY. */
 const WORKER_CONCURRENCY = Number(process.env.BENCH_WORKER_CONCURRENCY ?? CONCURRENCY);
 const WORKLOADS = (process.env.BENCH_WORKLOADS ?? "W1,W2,PARKED,SLOW,FAIR").split(",").map((name) => name.trim());
 const SLOW_RUNS = Number(process.env.BENCH_SLOW_RUNS ?? 500);

@@ -51,6 +51,9 @@ describe("createRedisRunEventPublisher", () => {
     expect(parseRunChannelPayload(heard("usr_a")[0]!)?.map((message: RunChannelMessage) => message.run_id)).toEqual(["run_1", "run_1", "run_3"]);
     expect(parseRunChannelPayload(heard("usr_a")[1]!)).toEqual([later]);
     expect(parseRunChannelPayload("not json")).toBeNull();
+    // Whatever in a payload is not a message object is dropped, so the hub reads run_id of objects only.
+    expect(parseRunChannelPayload('[null, 5, {"kind":"delta","run_id":"run_1","text":"t"}]')).toEqual([{ kind: "delta", run_id: "run_1", text: "t" }]);
+    expect(parseRunChannelPayload("null")).toEqual([]);
   });
 
   it("publishes a channel at once when its pending messages reach the bound, keeping their order", async () => {

@@ -72,7 +72,10 @@ export function createRedisRunEventPublisher(redis: RedisClient, prefix: string)
   };
 }
 
-/** A run channel's payload: one message, or several in order (createRedisRunEventPublisher); null when it is not JSON. */
+/**
+ * A run channel's payload: one message, or several in order (createRedisRunEventPublisher), less
+ * anything that is not an object; null when it is not JSON.
+ */
 export function parseRunChannelPayload(text: string): RunChannelMessage[] | null {
   let parsed: unknown;
   try {
@@ -80,8 +83,8 @@ export function parseRunChannelPayload(text: string): RunChannelMessage[] | null
   } catch {
     return null;
   }
-  if (Array.isArray(parsed)) return parsed as RunChannelMessage[];
-  return parsed && typeof parsed === "object" ? [parsed as RunChannelMessage] : null;
+  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.filter((message): message is RunChannelMessage => typeof message === "object" && message !== null);
 }
 
 /** Messages every worker receives: a run to cancel, a job to stop (only its owner acts on it). */

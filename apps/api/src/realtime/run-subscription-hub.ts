@@ -56,7 +56,7 @@ export class RunSubscriptionHub {
       // One message, or the several the publisher sent together, in order.
       for (const message of parseRunChannelPayload(text) ?? []) {
         // Looked up among this channel's runs only: a run is followed on its owner's channel.
-        const listeners = message ? subscription.runs.get(message.run_id) : undefined;
+        const listeners = subscription.runs.get(message.run_id);
         if (!listeners) continue;
         for (const listener of listeners) listener(message);
       }
