@@ -612,7 +612,7 @@ describe("the store's SQL statements", () => {
   describe("approval-statements", () => {
     it("lockRunOfApproval locks the run of the owner's approval and names its bound file", async () => {
       const { runId, approvalIds } = await parkedRun();
-      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id })).toEqual({
+      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 })).toEqual({
         id: runId,
         target_path: "notes.txt",
         root_path: workspace.rootPath,
@@ -620,8 +620,27 @@ describe("the store's SQL statements", () => {
         document_revision: null,
         target_email_id: null,
         email: null,
+        offer_worker: null,
       });
-      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId })).toBeUndefined();
+      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId, workerSeenSeconds: 30 })).toBeUndefined();
+    });
+
+    it("lockRunOfApproval offers the run to a worker seen alive, weighted by its free slots, never to a silent one", async () => {
+      const { approvalIds } = await parkedRun();
+      const offerWorker = async () => (await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 }))?.offer_worker;
+      await pool.query(
+        "INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ('worker-silent', 'h', now(), now() - interval '31 seconds', 50, 0)",
+      );
+      expect(await offerWorker()).toBeNull();
+      // Full as of its last beat, but it may have freed slots since (and enqueues what it cannot take).
+      await pool.query("INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ('worker-full', 'h', now(), now(), 50, 50)");
+      expect(await offerWorker()).toBe("worker-full");
+      // A million free slots against the full one's weight of one: the odds of five misses are about 1 in 10^29.
+      await pool.query(
+        "INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ('worker-free', 'h', now(), now(), 1000000, 0)",
+      );
+      for (let attempt = 0; attempt < 5; attempt++) expect(await offerWorker()).toBe("worker-free");
+      await pool.query("DELETE FROM workers WHERE id IN ('worker-silent', 'worker-full', 'worker-free')");
     });
 
     it("selectApprovalForDecision reads the approval with the run's pending count and the other pending calls of its tool", async () => {

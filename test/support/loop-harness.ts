@@ -159,6 +159,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
           afterCommit: {
             publish: () => undefined,
             schedule: async (runId) => void scheduled.push(runId),
+            resume: async (runId) => void scheduled.push(runId),
             admitFor: dependencies.scheduler.admitFor,
             admitCreated: async () => undefined,
             requestCancel: () => undefined,

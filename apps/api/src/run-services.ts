@@ -1,5 +1,6 @@
 import type { Queue, Telemetry } from "bullmq";
 import {
+  activeTraceCarrier,
   buildToolEnvironment,
   createAgentqTools,
   createEmailServices,
@@ -24,7 +25,7 @@ import {
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
-import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
+import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, offerResume, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
 import type { ApiConfig } from "./config.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
 import { withDeadline } from "./with-deadline.ts";
@@ -45,6 +46,8 @@ export interface RunServices {
   email: EmailServices;
   /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /** Offers a run whose approval was decided to `worker` (queue resume-offer.ts); schedules it when no such worker listens. */
+  resume(runId: string, generation: RunGeneration, worker: string | null): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow (core runs/admit-runs.ts) and hands them on. */
   admitFor(runId: string): Promise<void>;
   /** Admits a created run's user in a shared round; rejects when the queue could not take the run (core RunAfterCommit). */
@@ -115,6 +118,21 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
         logger.warn({ err: error, run_id: runId }, "enqueue failed; the run stays queued for the reconciler");
         throw new UnavailableError("the queue (Redis) is unreachable; the run is saved and will start when it is back", { run_id: runId }, { cause: error });
       }
+    },
+    async resume(runId, generation, worker) {
+      if (worker !== null) {
+        // An offer that fails or is not answered in time costs nothing but the detour: the queue below.
+        // (One that lands late as well leaves the job to find the run taken: it ends as skipped.)
+        // The deciding request's trace goes on in the worker's execution, as a job's would (BullMQ's telemetry).
+        const trace = activeTraceCarrier();
+        const offer = offerResume(queueConnection, config.queuePrefix, worker, { runId, generation, ...(Object.keys(trace).length > 0 ? { trace } : {}) });
+        const offered = await withDeadline(offer, ENQUEUE_TIMEOUT_MS, () => false).catch((error: unknown) => {
+          logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer the resumed run to a worker; enqueueing it");
+          return false;
+        });
+        if (offered) return;
+      }
+      await services.schedule(runId, generation);
     },
     queueCounts() {
       return withDeadline(runQueue.jobCounts(), ENQUEUE_TIMEOUT_MS, () => {

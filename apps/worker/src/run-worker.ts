@@ -4,6 +4,7 @@ import { DelayedError, Worker, type Job, type Telemetry } from "bullmq";
 import type { Logger } from "pino";
 import {
   acquireRun,
+  type AcquireOutcome,
   buildToolEnvironment,
   composeToolCatalog,
   createAgentqTools,
@@ -53,14 +54,18 @@ import {
   publishControl,
   createRedisRunEventPublisher,
   parseJob,
+  parseResumeOffer,
+  type ResumeOffer,
   quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
   subscribeChannel,
   type ControlMessage,
+  workerChannel,
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
+import { OfferedRuns } from "./offered-runs.ts";
 import { reconcileRuns } from "./reconcile-runs.ts";
 import { startWebhookDispatcher } from "./webhook-dispatcher.ts";
 
@@ -231,6 +236,29 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   void recordPresence();
   const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
 
+  /** Executes a run this worker has just taken, holding its slot (`active`) until the execution ends. */
+  const executeTaken = async (acquired: Extract<AcquireOutcome, { kind: "acquired" }>): Promise<RunOutcome> => {
+    const { lease, context } = acquired;
+    const controller = new AbortController();
+    active.set(lease.runId, { lease, controller });
+    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts),
+    // if they have one. A run created after the take's snapshot is admitted by its creation's own round,
+    // or, if that round found the queue full, by the round after the next take or end.
+    if (acquired.admissionAwaited) requestAdmission(context.run.userId);
+    try {
+      const outcome = await executeRun(dependencies, { lease, context, signal: controller.signal, shouldHandBack: () => shuttingDown });
+      logger.info({ run_id: lease.runId, outcome: outcome.kind }, "run execution ended");
+      // The run ended or parked: it no longer counts against its user's max_active_runs, and one
+      // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
+      if (outcome.kind !== "handed_back") requestAdmission(context.run.userId);
+      return outcome;
+    } finally {
+      active.delete(lease.runId);
+      // A renewal in flight now must not outlive the execution (its owner check also guards this).
+      await renewing;
+    }
+  };
+
   const processJob = async (job: Job, token?: string): Promise<RunOutcome["kind"] | "skipped"> => {
     const { payload } = parseJob<"run.execute">(job.name, job.data);
     const runId = payload.run_id;
@@ -242,19 +270,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     }
     if (acquired.kind !== "acquired") return "skipped";
 
-    const controller = new AbortController();
     const lease = acquired.lease;
-    active.set(runId, { lease, controller });
-    // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts),
-    // if they have one. A run created after the take's snapshot is admitted by its creation's own round,
-    // or, if that round found the queue full, by the round after the next take or end.
-    if (acquired.admissionAwaited) requestAdmission(acquired.context.run.userId);
     try {
-      const outcome = await executeRun(dependencies, { lease, context: acquired.context, signal: controller.signal, shouldHandBack: () => shuttingDown });
-      logger.info({ run_id: runId, outcome: outcome.kind }, "run execution ended");
-      // The run ended or parked: it no longer counts against its user's max_active_runs, and one
-      // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
-      if (outcome.kind !== "handed_back") requestAdmission(acquired.context.run.userId);
+      const outcome = await executeTaken(acquired);
       if (outcome.kind === "handed_back") {
         // Back to the queue without counting a failed attempt: another worker continues at once.
         await job.moveToDelayed(Date.now(), token);
@@ -280,14 +298,21 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       }
       await releaseLease(prisma, lease).catch(() => undefined);
       throw error;
-    } finally {
-      active.delete(runId);
-      // A renewal in flight now must not outlive the execution (its owner check also guards this).
-      await renewing;
     }
   };
 
-  const worker = new Worker(RUN_QUEUE_NAME, processJob, {
+  // Jobs BullMQ handed to processJob that have not returned: with the offered runs below, this
+  // worker's slots in use.
+  let jobsInProgress = 0;
+  const processCountedJob = async (job: Job, token?: string) => {
+    jobsInProgress += 1;
+    try {
+      return await processJob(job, token);
+    } finally {
+      jobsInProgress -= 1;
+    }
+  };
+  const worker = new Worker(RUN_QUEUE_NAME, processCountedJob, {
     connection: blocking,
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
@@ -303,8 +328,50 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   worker.on("failed", (job, error) => logger.warn({ err: error, job_id: job?.id }, "run job failed"));
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
 
+  // A decided approval's run offered to this worker (offered-runs.ts): taken here, or sent to the queue.
+  let paused = false;
+  const enqueueRun = (runId: string, generation: RunGeneration) =>
+    runQueue.schedule(runId, generation).catch((error: unknown) => {
+      logger.warn({ err: error, run_id: runId }, "could not enqueue an offered run; the reconciler will");
+    });
+  const takeOffer = async (offer: ResumeOffer): Promise<void> => {
+    const acquired = await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: config.leaseMs });
+    // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
+    if (acquired.kind !== "acquired") return;
+    // The queue's job id must be new for this execution: the lease version just taken is.
+    const handedOn = { lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion };
+    try {
+      const outcome = await executeTaken(acquired);
+      // Stopping: another worker continues at once, as with a job moved back to the queue.
+      if (outcome.kind === "handed_back") await enqueueRun(offer.runId, handedOn);
+    } catch (error) {
+      // The loop itself failed (a bug, Postgres gone): the queue retries the run from here, with its
+      // attempts and backoff, and fails it after the last one (processJob).
+      logger.error({ err: error, run_id: offer.runId }, "execution of an offered run failed; enqueueing it");
+      await releaseLease(prisma, acquired.lease).catch(() => undefined);
+      await enqueueRun(offer.runId, handedOn);
+    }
+  };
+  const offeredRuns = new OfferedRuns({
+    concurrency: config.concurrency,
+    jobsInProgress: () => jobsInProgress,
+    accepting: () => !shuttingDown && !paused,
+    execute: takeOffer,
+    enqueue: enqueueRun,
+    setJobConcurrency: (slots) => {
+      worker.concurrency = slots;
+    },
+    logger,
+  });
+  const offers = workerChannel(config.queuePrefix, workerId);
+  await subscribeChannel(subscriber, offers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
-  onChannelMessage(subscriber, (_channel, text) => {
+  onChannelMessage(subscriber, (channel, text) => {
+    if (channel === offers) {
+      const offer = parseResumeOffer(text);
+      if (offer) offeredRuns.receive(offer);
+      return;
+    }
     let message: ControlMessage;
     try {
       message = JSON.parse(text) as ControlMessage;
@@ -357,7 +424,10 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   return {
     workerId,
     activeRunIds: () => [...active.keys()],
-    pause: () => worker.pause(true),
+    async pause() {
+      paused = true;
+      await worker.pause(true);
+    },
     async close() {
       if (shuttingDown) return;
       shuttingDown = true;
@@ -372,6 +442,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       try {
         // BullMQ waits for the runs in progress: they get the grace period (then are aborted, above).
         await closeWorkerOrDisconnect(worker, "run jobs (BullMQ worker)", { logger, timeoutMs: config.shutdownGraceMs + CLOSE_TIMEOUT_MS });
+        // Offered runs got the same grace (the deadline above aborts them too); handed back, they are enqueued.
+        await offeredRuns.settled();
         await webhooks.close();
         await jobs.close();
         await mcp.close();

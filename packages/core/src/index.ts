@@ -153,3 +153,4 @@ export {
   type WebhookRecord,
 } from "./store/statements/webhook-statements.ts";
 export { systemHostResolver } from "./tools/web/ssrf/ssrf-guard.ts";
+export { activeTraceCarrier, withTraceCarrier } from "./telemetry/trace-carrier.ts";

@@ -8,9 +8,10 @@ import { isRedisCluster, type RedisClient } from "./create-redis.ts";
  * subscriber must be created with `createRedis({ shardedSubscriber: true })`.
  */
 
-export async function publishMessage(client: RedisClient, channel: string, text: string): Promise<void> {
-  if (isRedisCluster(client)) await client.spublish(channel, text);
-  else await client.publish(channel, text);
+/** Publishes `text`; resolves to the number of subscribers it reached (on a cluster, those of the channel's shard). */
+export async function publishMessage(client: RedisClient, channel: string, text: string): Promise<number> {
+  // ioredis types SPUBLISH's reply as unknown; Redis answers an integer, as for PUBLISH.
+  return isRedisCluster(client) ? Number(await client.spublish(channel, text)) : client.publish(channel, text);
 }
 
 export async function subscribeChannel(client: RedisClient, channel: string): Promise<void> {

@@ -24,6 +24,14 @@ export function controlChannel(prefix: string): string {
   return `${prefix}:control`;
 }
 
+/**
+ * Runs offered to one worker process (resume-offer.ts): a run whose approval was decided goes to a
+ * worker directly rather than through the queue. In the queue's slot on a cluster, like the control channel.
+ */
+export function workerChannel(prefix: string, workerId: string): string {
+  return `${prefix}:worker:${workerId}`;
+}
+
 /** Where the rate limiter (rate-limiter-flexible) counts a limit's window: `<keyPrefix>:<user id>` under this. In the queue's slot on a cluster. */
 export function rateLimitKeyPrefix(prefix: string, pointsPerMinute: number): string {
   return `${prefix}:ratelimit:${pointsPerMinute}`;

@@ -14,6 +14,7 @@ import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import { isApprovalIntact } from "../policy/approval-seal.ts";
+import { WORKER_PRESENCE_TIMEOUT_MS } from "../services/load-service-status.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -61,8 +62,11 @@ export interface DecideApprovalResult {
   runId: string;
   status: RunStatus;
   events: RunEventRecord[];
-  /** The last pending approval was decided: hand the run to a worker with this generation. */
-  resume: { lastEventSeq: number; leaseVersion: number } | null;
+  /**
+   * The last pending approval was decided: hand the run to a worker with this generation; `worker`: a
+   * live worker with free slots to offer it to first (null: none seen, enqueue it).
+   */
+  resume: { lastEventSeq: number; leaseVersion: number; worker: string | null } | null;
 }
 
 /**
@@ -86,7 +90,11 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
       // approvals at once would otherwise each count the other's as still pending, and neither would
       // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
       // (milliseconds) and is then answered "already decided" below.
-      const locked = await lockRunOfApproval(client, { approvalId: input.approvalId, userId: input.userId });
+      const locked = await lockRunOfApproval(client, {
+        approvalId: input.approvalId,
+        userId: input.userId,
+        workerSeenSeconds: WORKER_PRESENCE_TIMEOUT_MS / 1000,
+      });
       if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
       const allow = input.decision !== "deny";
       // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
@@ -177,7 +185,7 @@ export async function decideApproval(dependencies: DecideApprovalDependencies, i
         runId: approval.runId,
         status: committed.run.status,
         events: committed.events,
-        resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion } : null,
+        resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion, worker: locked.offer_worker } : null,
       };
     },
     { lockTimeoutMs: DECISION_LOCK_TIMEOUT_MS },

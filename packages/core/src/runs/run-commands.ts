@@ -23,6 +23,11 @@ export interface RunAfterCommit {
   publish(run: OwnedRun, events: RunEventRecord[]): void;
   /** Hands a run to some worker; rejects (UnavailableError) when the queue cannot take it now. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /**
+   * Hands a run whose approval was decided to `worker` directly when that worker's process is
+   * listening, else to the queue as `schedule` does (null: straight to the queue).
+   */
+  resume(runId: string, generation: RunGeneration, worker: string | null): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow, and hands them on (runs/admit-runs.ts). */
   admitFor(runId: string): Promise<void>;
   /**
@@ -114,7 +119,8 @@ export async function decideRunApproval(
     // decideApproval found the approval as input.userId's, and an approval is its run owner's.
     afterCommit.publish({ id: result.runId, userId: input.userId }, result.events);
     if (result.resume) {
-      await afterCommit.schedule(result.runId, result.resume).catch((error: unknown) => {
+      const { worker, ...generation } = result.resume;
+      await afterCommit.resume(result.runId, generation, worker).catch((error: unknown) => {
         dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");
       });
     }

@@ -4,8 +4,8 @@ import { selectActivityCounts, selectWorkersSeenSince } from "../store/statement
 /** How often a worker records that it is alive (workers/presence). Default 10 s. */
 export const WORKER_PRESENCE_INTERVAL_MS = 10_000;
 
-/** A worker not seen for this long is not listed: three missed beats. */
-const WORKER_PRESENCE_TIMEOUT_MS = 3 * WORKER_PRESENCE_INTERVAL_MS;
+/** A worker not seen for this long is not listed (nor offered runs): three missed beats. */
+export const WORKER_PRESENCE_TIMEOUT_MS = 3 * WORKER_PRESENCE_INTERVAL_MS;
 
 export interface QueueCounts {
   waiting: number;

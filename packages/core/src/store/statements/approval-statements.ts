@@ -10,12 +10,17 @@ import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
  * with the file the call is bound to: its revision is computed while the approval is read. The
  * approval is found by its key alone (the CTE): a plan made while the table was nearly empty
  * otherwise chose the (user_id, status, created_at) index and read every approval of the user.
+ * `offer_worker`: a worker seen alive within $3 seconds, picked at random weighted by its free slots as
+ * of its last beat (plus one: a full worker may have freed some since, and one that has none enqueues
+ * the run): the run is offered to it if the decision resumes it (queue resume-offer.ts).
  */
 const LOCK_SQL = preparedSql(
   "approval_lock_run",
   `WITH a AS MATERIALIZED (SELECT run_id, user_id, target_path, target_document_id, target_email_id FROM approvals WHERE id = $1)
 SELECT r.id, a.target_path, w.root_path, a.target_document_id, d.revision AS document_revision,
-  a.target_email_id, CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email
+  a.target_email_id, CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email,
+  (SELECT k.id FROM workers AS k WHERE k.last_seen_at > now() - make_interval(secs => $3)
+    ORDER BY random() * (GREATEST(k.concurrency - k.active_runs, 0) + 1) DESC LIMIT 1) AS offer_worker
 FROM a
 JOIN runs AS r ON r.id = a.run_id
 JOIN chats AS c ON c.id = r.chat_id
@@ -36,14 +41,18 @@ const lockedApprovalRunRow = z.object({
   /** The email a send_email call sends, and its content now (null: deleted since). */
   target_email_id: z.string().nullable(),
   email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body: z.string() }).nullable(),
+  offer_worker: z.string().nullable(),
 });
 
-/** Locks the run of `userId`'s approval and names the file the call is bound to; no row: not theirs, or none. */
+/**
+ * Locks the run of `userId`'s approval and names the file the call is bound to, and a live worker to
+ * offer the run to (seen within `workerSeenSeconds`); no row: not theirs, or none.
+ */
 export async function lockRunOfApproval(
   runner: SqlRunner,
-  input: { approvalId: string; userId: string },
+  input: { approvalId: string; userId: string; workerSeenSeconds: number },
 ): Promise<z.output<typeof lockedApprovalRunRow> | undefined> {
-  const [row] = await queryParsed(runner, LOCK_SQL, [input.approvalId, input.userId], lockedApprovalRunRow);
+  const [row] = await queryParsed(runner, LOCK_SQL, [input.approvalId, input.userId, input.workerSeenSeconds], lockedApprovalRunRow);
   return row;
 }
 

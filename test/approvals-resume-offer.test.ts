@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
+import { decide, INJECTION, waitForFinished, waitForParked } from "./support/approval-test-helpers.ts";
+import { queueEvents } from "./faults-helpers.ts";
+import { startTestStack, type TestStack } from "./support/test-stack.ts";
+
+// A decided approval's run is offered to a live worker over its own channel (queue resume-offer.ts)
+// instead of going through the queue's fetch loop; the queue stays the way when the offer cannot be
+// taken. These tests tell the two apart by the queue's own event stream: every job BullMQ added is
+// there, by its id (`run-<run id>-<generation>`).
+
+/** A run parked on a write after reading the injected file. */
+async function parkedRun(stack: TestStack): Promise<{ runId: string; approvalId: string }> {
+  const workspaceId = await stack.createWorkspace();
+  await stack.putFile(workspaceId, "notes.md", INJECTION);
+  const chatId = await stack.createChat({ workspaceId });
+  const runId = await stack.run(chatId, {
+    input: scenarioInput([
+      { tool: "read_file", args: { path: "notes.md" } },
+      { tool: "write_file", args: { path: "out.txt", content: "approved" } },
+      { text: "done" },
+    ]),
+  });
+  const run = await waitForParked(stack, runId);
+  expect(run.status).toBe("awaiting_approval");
+  return { runId, approvalId: run.pending_approvals[0].id as string };
+}
+
+/** Ids of the queue jobs ever added for the run (the creation's, and one per enqueued resume). */
+async function jobsAddedFor(stack: TestStack, runId: string): Promise<string[]> {
+  const events = await queueEvents(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix);
+  return [...new Set(events.filter((event) => event.event === "added" && event.jobId.startsWith(`run-${runId}-`)).map((event) => event.jobId))];
+}
+
+async function expectWritten(stack: TestStack, runId: string): Promise<void> {
+  expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "done" });
+  const events = await stack.events(runId);
+  expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(1);
+  expect(events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file")?.data.ok).toBe(true);
+}
+
+describe("a decided approval's run offered to a worker", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ worker: { concurrency: 2 } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("resumes on the live worker without a queue job", async () => {
+    const { runId, approvalId } = await parkedRun(stack);
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+    await expectWritten(stack, runId);
+    // Only the creation's job: the resume never went through the queue.
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
+  });
+
+  it("goes to the queue when the worker it was offered to has stopped", async () => {
+    const { runId, approvalId } = await parkedRun(stack);
+    // A worker that died without removing its presence row, seen a moment ago with every slot free:
+    // the only one seen (the live worker's row is gone until its next beat, ten seconds away, and a
+    // million free slots outweigh its twenty if that beat comes first).
+    await stack.prisma.$executeRaw`DELETE FROM workers`;
+    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
+      VALUES ('worker-gone', 'gone', now(), now(), 1000000, 0)`;
+    try {
+      expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+      await expectWritten(stack, runId);
+    } finally {
+      // Back as the live worker's next beat would leave it.
+      const live = stack.workers[0]!.workerId;
+      await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = 'worker-gone'`;
+      await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
+        VALUES (${live}, 'test', now(), now(), 2, 0) ON CONFLICT (id) DO NOTHING`;
+    }
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+  });
+
+  it("goes to the queue when the worker has no free slot, and runs once a slot frees", async () => {
+    const { runId, approvalId } = await parkedRun(stack);
+    // Both of the worker's slots held by runs whose model answers only when released.
+    const held = await Promise.all(
+      ["hold-a", "hold-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
+    );
+    for (const heldRunId of held) await stack.waitForEvent(heldRunId, (event) => event.type === "run.started");
+    // Offered to this worker: the only one seen.
+    expect((await stack.prisma.worker.findMany()).map((worker) => worker.id)).toEqual([stack.workers[0]!.workerId]);
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+    // Enqueued by the worker it was offered to; nothing can take it while both slots are held.
+    await expect.poll(() => jobsAddedFor(stack, runId), { timeout: 10_000 }).toHaveLength(2);
+    expect((await stack.request("GET", `/api/runs/${runId}`)).body.status).toBe("queued");
+    stack.provider.release("hold-a");
+    stack.provider.release("hold-b");
+    await expectWritten(stack, runId);
+    for (const heldRunId of held) expect(await waitForFinished(stack, heldRunId)).toMatchObject({ status: "completed" });
+  });
+});
+
+describe("an offered run when its worker stops", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: 0 });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("is handed back to the queue at the shutdown's deadline and finished by another worker", async () => {
+    const first = await stack.startWorker({ shutdownGraceMs: 300 });
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "notes.md", INJECTION);
+    const runId = await stack.run(await stack.createChat({ workspaceId }), {
+      input: scenarioInput([
+        { tool: "read_file", args: { path: "notes.md" } },
+        { tool: "write_file", args: { path: "out.txt", content: "approved" } },
+        { text: "done", holdUntil: "after-write" },
+      ]),
+    });
+    const approvalId = (await waitForParked(stack, runId)).pending_approvals[0].id as string;
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+    // Taken by the offer (the only worker): the write ran, the answer's request is held.
+    await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
+    expect(first.activeRunIds()).toEqual([runId]);
+    await first.close();
+    // With no worker running (so no reconciler's sweep), the run is in the queue: the hand-back's job.
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+    await stack.startWorker();
+    stack.provider.release("after-write");
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "done" });
+    // Once by the offer, once from the queue after the hand-back; the write ran once.
+    const events = await stack.events(runId);
+    expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(2);
+    expect(events.filter((event) => event.type === "tool.completed" && event.data.tool === "write_file")).toHaveLength(1);
+  });
+});

@@ -1,0 +1,57 @@
+// A resumed run's offer to one worker (queue resume-offer.ts) against the real Redis: it reaches the
+// worker's own channel only, says whether anyone listened, and a worker reads back exactly what was
+// offered and nothing else.
+import { createRedis, offerResume, parseResumeOffer, type RedisClient, workerChannel } from "@agentq/queue";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
+import { waitUntil } from "./support/wait-until.ts";
+
+const prefix = uniqueQueuePrefix();
+let connection: RedisClient;
+let subscriber: RedisClient;
+const received: { channel: string; text: string }[] = [];
+
+beforeAll(async () => {
+  connection = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
+  subscriber = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
+  subscriber.on("message", (channel: string, text: string) => received.push({ channel, text }));
+  await subscriber.subscribe(workerChannel(prefix, "worker-a"));
+});
+
+afterAll(async () => {
+  await subscriber.quit();
+  await connection.quit();
+});
+
+describe("offerResume", () => {
+  it("reaches the named worker's channel and says so; a worker nobody runs is told apart", async () => {
+    const offer = { runId: "run_1", generation: { lastEventSeq: 7, leaseVersion: 2 } };
+    expect(await offerResume(connection, prefix, "worker-a", offer)).toBe(true);
+    expect(await offerResume(connection, prefix, "worker-gone", offer)).toBe(false);
+    await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
+    expect(received).toHaveLength(1);
+    expect(received[0]!.channel).toBe(workerChannel(prefix, "worker-a"));
+    expect(parseResumeOffer(received[0]!.text)).toEqual(offer);
+  });
+
+  it("carries the deciding request's trace fields when there are some", async () => {
+    const traced = {
+      runId: "run_2",
+      generation: { lastEventSeq: 3, leaseVersion: 1 },
+      trace: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
+    };
+    received.length = 0;
+    expect(await offerResume(connection, prefix, "worker-a", traced)).toBe(true);
+    await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
+    expect(parseResumeOffer(received[0]!.text)).toEqual(traced);
+  });
+
+  it("a worker's channel carrying anything but an offer is read as nothing", () => {
+    for (const text of ["", "not json", "null", "[]", '{"type":"cancel","run_id":"run_1"}', '{"type":"run.resume","run_id":"run_1"}']) {
+      expect(parseResumeOffer(text)).toBeNull();
+    }
+    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":-1,"lease_version":0}')).toBeNull();
+    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"extra":true}')).toBeNull();
+    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"trace":{"traceparent":5}}')).toBeNull();
+  });
+});
