@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealApproval, sealedFieldsOf } from "../packages/core/src/policy/approval-seal.ts";
 import { scenarioInput, type ScenarioStep } from "../packages/core/src/testing/scenario-responder.ts";
-import { startTestStack, type TestStack } from "./support/test-stack.ts";
+import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
 import { decide, fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
 
 /** A run parked on one call after reading the injected file; returns what the decision tests need. */
@@ -51,6 +51,38 @@ describe("deciding an approval", () => {
     const replay = await decide(stack, approvalId, "allow_task");
     expect([replay.status, replay.body.error.code]).toEqual([409, "approval_already_decided"]);
     expect(await readFile(path.join(root, "count"), "utf8")).toBe("ran\n");
+  });
+
+  it("decisions on a run's two approvals at once both count: the run resumes exactly once, when the second is in", async () => {
+    const workspaceId = await stack.createWorkspace();
+    await stack.putFile(workspaceId, "notes.md", INJECTION);
+    const chatId = await stack.createChat({ workspaceId });
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const runId = await stack.run(chatId, {
+        input: scenarioInput([
+          { tool: "read_file", args: { path: "notes.md" } },
+          {
+            calls: [
+              { tool: "write_file", args: { path: `a-${attempt}.txt`, content: "a" } },
+              { tool: "edit_file", args: { path: "notes.md", old_text: "Build notes.", new_text: "Edited." } },
+            ],
+          },
+          { text: "finished" },
+        ]),
+      });
+      const parked = await waitForParked(stack, runId);
+      const approvalIds: string[] = parked.pending_approvals.map((approval: { id: string }) => approval.id);
+      expect(approvalIds).toHaveLength(2);
+      // Denials cover no other approval: each decides its own, and whichever commits second resumes the run.
+      const responses = await Promise.all(approvalIds.map((approvalId) => decide(stack, approvalId, "deny")));
+      expect(responses.map((response) => response.status)).toEqual([202, 202]);
+      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
+      const events = await stack.events(runId);
+      expectContiguous(events);
+      expect(events.filter((event) => event.type === "approval.decided")).toHaveLength(2);
+      expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(1);
+      expect(events.filter((event) => event.type === "tool.completed" && event.data.ok === false && /denied/.test(String(event.data.error)))).toHaveLength(2);
+    }
   });
 
   it("an expired approval is 410 approval_expired and nothing runs", async () => {

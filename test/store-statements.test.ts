@@ -23,7 +23,7 @@ import { createPrismaClient, type PrismaClient, sqlPoolOf } from "../packages/co
 import { createRunCommitBatcher } from "../packages/core/src/store/run-commit-batcher.ts";
 import { commitRunStatement, commitRunStatements, emptyStatementChange, stageFileRead } from "../packages/core/src/store/run-statement.ts";
 import { inSqlTransaction, queryParsed, SqlRowError } from "../packages/core/src/store/sql-pool.ts";
-import { lockRunOfApproval, selectApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
+import { readApprovalForDecision } from "../packages/core/src/store/statements/approval-statements.ts";
 import { selectLastFileRead } from "../packages/core/src/store/statements/file-read-statements.ts";
 import { lockJobStartsOfUser, markExpiredJobsLost } from "../packages/core/src/store/statements/job-statements.ts";
 import { selectOne } from "../packages/core/src/store/statements/readiness-statements.ts";
@@ -610,24 +610,33 @@ describe("the store's SQL statements", () => {
   });
 
   describe("approval-statements", () => {
-    it("lockRunOfApproval locks the run of the owner's approval and names its bound file", async () => {
-      const { runId, approvalIds } = await parkedRun();
-      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 })).toEqual({
-        id: runId,
-        target_path: "notes.txt",
-        root_path: workspace.rootPath,
-        target_document_id: null,
-        document_revision: null,
-        target_email_id: null,
+    it("readApprovalForDecision reads the owner's approval with its run's state, the other pending calls of its tool and its bound file", async () => {
+      const { runId, approvalIds, calls } = await parkedRun();
+      const approval = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 });
+      expect(approval).toMatchObject({
+        id: approvalIds[0],
+        runId,
+        status: "pending",
+        runStatus: "awaiting_approval",
+        pendingCount: 2,
+        effects: ["write"],
+        targetPath: "notes.txt",
+        rootPath: workspace.rootPath,
+        documentRevision: null,
         email: null,
-        offer_worker: null,
+        offerWorker: null,
       });
-      expect(await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: otherUserId, workerSeenSeconds: 30 })).toBeUndefined();
+      expect(approval?.expiresAt).toBeInstanceOf(Date);
+      const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+      expect(approval).toMatchObject({ leaseVersion: run.leaseVersion, lastEventSeq: run.lastEventSeq });
+      expect(approval?.sameToolPending).toEqual([{ id: approvalIds[1], toolCallId: calls[1]!.callId, effects: ["write"] }]);
+      expect(await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: otherUserId, workerSeenSeconds: 30 })).toBeUndefined();
     });
 
-    it("lockRunOfApproval offers the run to a worker seen alive, weighted by its free slots, never to a silent one", async () => {
+    it("readApprovalForDecision offers the run to a worker seen alive, weighted by its free slots, never to a silent one", async () => {
       const { approvalIds } = await parkedRun();
-      const offerWorker = async () => (await lockRunOfApproval(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 }))?.offer_worker;
+      const offerWorker = async () =>
+        (await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 }))?.offerWorker;
       await pool.query(
         "INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ('worker-silent', 'h', now(), now() - interval '31 seconds', 50, 0)",
       );
@@ -643,12 +652,26 @@ describe("the store's SQL statements", () => {
       await pool.query("DELETE FROM workers WHERE id IN ('worker-silent', 'worker-full', 'worker-free')");
     });
 
-    it("selectApprovalForDecision reads the approval with the run's pending count and the other pending calls of its tool", async () => {
-      const { runId, approvalIds, calls } = await parkedRun();
-      const approval = await selectApprovalForDecision(pool, { runId, approvalId: approvalIds[0]! });
-      expect(approval).toMatchObject({ id: approvalIds[0], status: "pending", runStatus: "awaiting_approval", pendingCount: 2, effects: ["write"] });
-      expect(approval?.expiresAt).toBeInstanceOf(Date);
-      expect(approval?.sameToolPending).toEqual([{ id: approvalIds[1], toolCallId: calls[1]!.callId, effects: ["write"] }]);
+    it("a decision's commit fenced by the last event seq it read writes nothing once another change has been committed to the run", async () => {
+      const { runId, approvalIds } = await parkedRun();
+      const read = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 });
+      const decision = (approvalId: string, lastEventSeq: number) => {
+        const change = emptyStatementChange(runId, read!.leaseVersion);
+        change.expectedLastEventSeq = lastEventSeq;
+        change.events.push({ type: "approval.decided", data: { approval_id: approvalId } } as never);
+        change.approvalDecisions.push({ id: approvalId, status: "denied", decision: "deny", decidedBy: user.id });
+        return change;
+      };
+      // The other approval is decided first, at the seq both read.
+      const first = await commitRunStatement(pool, decision(approvalIds[1]!, read!.lastEventSeq), new Date());
+      expect(first?.approvalsDecided).toBe(1);
+      expect(await commitRunStatement(pool, decision(approvalIds[0]!, read!.lastEventSeq), new Date())).toBeNull();
+      expect((await prisma.approval.findUniqueOrThrow({ where: { id: approvalIds[0]! } })).status).toBe("pending");
+      const events = await prisma.runEvent.findMany({ where: { runId, type: "approval.decided" } });
+      expect(events).toHaveLength(1);
+      // Read again, at the new seq: it goes through.
+      const again = await commitRunStatement(pool, decision(approvalIds[0]!, first!.run.lastEventSeq), new Date());
+      expect(again?.approvalsDecided).toBe(1);
     });
   });
 

@@ -8,8 +8,8 @@ import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
-import { inSqlTransaction } from "../store/sql-pool.ts";
-import { lockRunOfApproval, selectApprovalForDecision } from "../store/statements/approval-statements.ts";
+import type { SqlRunner } from "../store/sql-pool.ts";
+import { readApprovalForDecision } from "../store/statements/approval-statements.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
@@ -70,133 +70,136 @@ export interface DecideApprovalResult {
 }
 
 /**
- * A human's decision on a paused call (API.md, "Approvals"). In one transaction: the record's owner,
- * seal, expiry and bound file revision are checked, the approval is consumed with a conditional
- * update (exactly one concurrent decision wins, invariant 5), a grant is stored for allow_task /
- * allow_chat (deciding the run's other pending approvals it covers), and when nothing is pending any
- * more the run becomes queued again. The worker that resumes it re-checks policy where the call runs.
+ * A human's decision on a paused call (API.md, "Approvals"). The approval is read with its run in one
+ * statement; the record's owner, seal, expiry and bound file revision are checked; and one commit
+ * statement (store/run-statement.ts) consumes the approval with a conditional update (exactly one
+ * concurrent decision wins, invariant 5), stores a grant for allow_task / allow_chat (deciding the
+ * run's other pending approvals it covers), writes the audit entry, and, when nothing is pending any
+ * more, makes the run queued again. The worker that resumes it re-checks policy where the call runs.
  *
- * Plain SQL over the Prisma client's pool (store/statements/approval-statements.ts): this is on the
- * resume path users wait on (issue 4's latency budget). Five round trips where Prisma's interactive
- * transaction took twelve: begin, lock, read, one statement for the approvals, the grant, the run,
- * its events and the audit entry (store/run-statement.ts), commit.
+ * No lock and no transaction around the two: the commit is fenced by the run's last event seq as read
+ * (whatever changes a run's approvals, a decision or a cancel, appends an event to it), so a decision
+ * that read before another change committed writes nothing and reads again. Two round trips on the
+ * resume path users wait on (issue 11), where locking the run first took five: begin, lock, read,
+ * commit statement, commit.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
-  const now = dependencies.clock();
-  return inSqlTransaction(
-    sqlPoolOf(dependencies.prisma),
-    async (client) => {
-      // Decisions on one run are serialized on the run's row: two users deciding the last two
-      // approvals at once would otherwise each count the other's as still pending, and neither would
-      // resume the run. Cancel takes the same lock first too. A replayed click waits its turn here
-      // (milliseconds) and is then answered "already decided" below.
-      const locked = await lockRunOfApproval(client, {
-        approvalId: input.approvalId,
-        userId: input.userId,
-        workerSeenSeconds: WORKER_PRESENCE_TIMEOUT_MS / 1000,
-      });
-      if (!locked) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
-      const allow = input.decision !== "deny";
-      // Only an allow needs the file to be as proposed; a deny runs nothing, and refusing it would
-      // leave the run parked with no way to say no but a cancel. Used only once the seal verifies.
-      const currentRevision =
-        allow && locked.target_path && locked.root_path ? workspaceFileRevision(locked.root_path, locked.target_path).catch(() => null) : undefined;
-      // Read in a statement of its own, after the lock: see store/statements/approval-statements.ts.
-      const approval = await selectApprovalForDecision(client, { runId: locked.id, approvalId: input.approvalId });
-      if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
-      // A decided approval stays "already decided" after its run finishes: a replayed click must not
-      // read as if the run had been cancelled under it.
-      if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
-      if (isTerminal(approval.runStatus) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
-      if (approval.runStatus !== RunStatus.awaiting_approval)
-        throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
-      // A record altered in the database is treated like a forged id.
-      if (!isApprovalIntact(dependencies.approvalSecret, approval)) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
-      if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
-      if (currentRevision !== undefined && approval.targetPath && (await currentRevision) !== approval.targetRevision) {
-        throw new ApprovalStaleError(approval.id, approval.targetPath);
-      }
-      // A call bound to a document: its revision, read with the lock, must still be the one proposed.
-      if (allow && approval.targetDocumentId && String(locked.document_revision) !== approval.targetRevision) {
-        throw new ApprovalStaleError(approval.id, `document ${approval.targetDocumentId}`, {
-          document_id: approval.targetDocumentId,
-          current_revision: locked.document_revision,
-        });
-      }
-      // A send bound to an email: its recipients, subject and body, read with the lock, must be the ones proposed.
-      if (allow && approval.targetEmailId && (locked.email ? emailContentRevision(locked.email) : null) !== approval.targetRevision) {
-        throw new ApprovalStaleError(approval.id, `email ${approval.targetEmailId}`, { email_id: approval.targetEmailId });
-      }
-      let editedArguments: Record<string, unknown> | undefined;
-      if (allow && input.arguments !== undefined) {
-        const tool = dependencies.tools.get(approval.tool);
-        const validated = tool ? validateToolArguments(tool, input.arguments) : { ok: true as const, args: input.arguments };
-        if (!validated.ok) throw new InvalidRequestError(`the edited arguments do not fit the tool: ${validated.error}`, { field: "arguments" });
-        editedArguments = input.arguments;
-      }
-      // Under the run's lock nothing else decides this run's approvals: what was read is current.
-      const covered = allow ? approval.sameToolPending.filter((other) => sameEffects(other.effects, approval.effects)) : [];
-      const stillPending = approval.pendingCount - 1 - covered.length;
-      const decidedEvents: NewRunEvent[] = [
-        decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined),
-        ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, input, false, approval.id)),
-      ];
-
-      const change = emptyStatementChange(approval.runId, approval.leaseVersion);
-      change.events.push(...decidedEvents);
-      const status: "allowed" | "denied" = allow ? "allowed" : "denied";
-      change.approvalDecisions.push(
-        { id: approval.id, status, decision: input.decision, decidedBy: input.userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
-        ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: input.userId })),
-      );
-      if (allow) {
-        change.grants.push({
-          id: dependencies.generateId("grant"),
-          userId: input.userId,
-          scope: input.decision === "allow_task" ? "task" : "chat",
-          tool: approval.tool,
-          effects: approval.effects,
-          approvalId: approval.id,
-        });
-      }
-      if (stillPending === 0) change.status = RunStatus.queued;
-      // Written by the commit statement, with the decision it records; rolled back with it below.
-      change.auditEntry = auditEntryRow(
-        {
-          actorId: input.userId,
-          action: "approval.decided",
-          target: `approval:${approval.id}`,
-          details: {
-            run_id: approval.runId,
-            tool: approval.tool,
-            decision: input.decision,
-            edited_arguments: editedArguments !== undefined,
-            covered_approvals: covered.map((other) => other.id),
-          },
-        },
-        { generateId: dependencies.generateId },
-      );
-      // The run's lock is held, so its lease version cannot have moved since it was read.
-      const committed = await commitRunStatement(client, change, now);
-      if (!committed) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
-      // The consumption is conditional (still pending): exactly one of concurrent decisions wins.
-      if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
-      return {
-        runId: approval.runId,
-        status: committed.run.status,
-        events: committed.events,
-        resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion, worker: locked.offer_worker } : null,
-      };
-    },
-    { lockTimeoutMs: DECISION_LOCK_TIMEOUT_MS },
-  );
+  const pool = sqlPoolOf(dependencies.prisma);
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await attemptDecision(dependencies, pool, input);
+    if (!("changedRunId" in outcome)) return outcome;
+    // Something else was committed to the run since the read (another of its approvals decided, a cancel).
+    if (attempt >= DECISION_ATTEMPTS) throw new RunStateConflictError(outcome.changedRunId, "the run kept changing meanwhile; fetch it again");
+  }
 }
 
 /**
- * A burst of clicks on one run queues on its lock; waiting longer beats an error, and only a stuck
- * transaction makes a decision wait this long.
+ * Reads taken again when the run changed between a decision's read and its commit. Each retry
+ * follows a commit of someone else's on the same run, so only a burst of decisions on many approvals
+ * of one run at once comes near this. Default 16.
  */
-const DECISION_LOCK_TIMEOUT_MS = 10_000;
+const DECISION_ATTEMPTS = 16;
+
+/** One read and, if it still holds, the commit; `changedRunId` when the run changed after the read (nothing written). */
+async function attemptDecision(
+  dependencies: DecideApprovalDependencies,
+  pool: SqlRunner,
+  input: DecideApprovalInput,
+): Promise<DecideApprovalResult | { changedRunId: string }> {
+  const now = dependencies.clock();
+  const approval = await readApprovalForDecision(pool, {
+    approvalId: input.approvalId,
+    userId: input.userId,
+    workerSeenSeconds: WORKER_PRESENCE_TIMEOUT_MS / 1000,
+  });
+  if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+  const allow = input.decision !== "deny";
+  // A decided approval stays "already decided" after its run finishes: a replayed click must not
+  // read as if the run had been cancelled under it.
+  if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
+  if (isTerminal(approval.runStatus) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
+  if (approval.runStatus !== RunStatus.awaiting_approval) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
+  // A record altered in the database is treated like a forged id.
+  if (!isApprovalIntact(dependencies.approvalSecret, approval)) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+  if (approval.expiresAt.getTime() <= now.getTime()) throw new ApprovalExpiredError(approval.id, approval.expiresAt);
+  // Only an allow needs the bound file, document or email to be as proposed; a deny runs nothing, and
+  // refusing it would leave the run parked with no way to say no but a cancel. The worker checks
+  // them again where the call runs.
+  if (allow && approval.targetPath && approval.rootPath) {
+    const currentRevision = await workspaceFileRevision(approval.rootPath, approval.targetPath).catch(() => null);
+    if (currentRevision !== approval.targetRevision) throw new ApprovalStaleError(approval.id, approval.targetPath);
+  }
+  if (allow && approval.targetDocumentId && String(approval.documentRevision) !== approval.targetRevision) {
+    throw new ApprovalStaleError(approval.id, `document ${approval.targetDocumentId}`, {
+      document_id: approval.targetDocumentId,
+      current_revision: approval.documentRevision,
+    });
+  }
+  if (allow && approval.targetEmailId && (approval.email ? emailContentRevision(approval.email) : null) !== approval.targetRevision) {
+    throw new ApprovalStaleError(approval.id, `email ${approval.targetEmailId}`, { email_id: approval.targetEmailId });
+  }
+  let editedArguments: Record<string, unknown> | undefined;
+  if (allow && input.arguments !== undefined) {
+    const tool = dependencies.tools.get(approval.tool);
+    const validated = tool ? validateToolArguments(tool, input.arguments) : { ok: true as const, args: input.arguments };
+    if (!validated.ok) throw new InvalidRequestError(`the edited arguments do not fit the tool: ${validated.error}`, { field: "arguments" });
+    editedArguments = input.arguments;
+  }
+  // As of the read, which the commit's fence holds to: no other decision can come in between.
+  const covered = allow ? approval.sameToolPending.filter((other) => sameEffects(other.effects, approval.effects)) : [];
+  const stillPending = approval.pendingCount - 1 - covered.length;
+  const decidedEvents: NewRunEvent[] = [
+    decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined),
+    ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, input, false, approval.id)),
+  ];
+
+  const change = emptyStatementChange(approval.runId, approval.leaseVersion);
+  change.expectedLastEventSeq = approval.lastEventSeq;
+  change.events.push(...decidedEvents);
+  const status: "allowed" | "denied" = allow ? "allowed" : "denied";
+  change.approvalDecisions.push(
+    { id: approval.id, status, decision: input.decision, decidedBy: input.userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
+    ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: input.userId })),
+  );
+  if (allow) {
+    change.grants.push({
+      id: dependencies.generateId("grant"),
+      userId: input.userId,
+      scope: input.decision === "allow_task" ? "task" : "chat",
+      tool: approval.tool,
+      effects: approval.effects,
+      approvalId: approval.id,
+    });
+  }
+  if (stillPending === 0) change.status = RunStatus.queued;
+  // Written by the commit statement, with the decision it records.
+  change.auditEntry = auditEntryRow(
+    {
+      actorId: input.userId,
+      action: "approval.decided",
+      target: `approval:${approval.id}`,
+      details: {
+        run_id: approval.runId,
+        tool: approval.tool,
+        decision: input.decision,
+        edited_arguments: editedArguments !== undefined,
+        covered_approvals: covered.map((other) => other.id),
+      },
+    },
+    { generateId: dependencies.generateId },
+  );
+  const committed = await commitRunStatement(pool, change, now);
+  if (!committed) return { changedRunId: approval.runId };
+  // The fence let the change through, so every approval it decides was pending as read, and the
+  // conditional consumption (still pending) took them all; it stays the last word on exactly once.
+  if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
+  return {
+    runId: approval.runId,
+    status: committed.run.status,
+    events: committed.events,
+    resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion, worker: approval.offerWorker } : null,
+  };
+}
 
 function isDecided(status: string): boolean {
   return status === "allowed" || status === "denied";

@@ -129,6 +129,13 @@ export interface RunStatementChange {
    */
   expectedStatuses?: readonly RunStatus[];
   /**
+   * Also fenced by the run's last event seq: the change applies only if nothing has been committed to
+   * the run since it was read at this seq (an approval decision, which reads without a lock: whatever
+   * changes a run's approvals appends an event to it). Re-checked on the row as it is when the
+   * statement gets its lock, so of two concurrent writers read at one seq, only the first applies.
+   */
+  expectedLastEventSeq?: number;
+  /**
    * An audit entry of the change (an approval decision), written by the same statement and so only
    * when the fence lets the change through. A caller that refuses the outcome afterwards (a decision
    * that found its approval decided meanwhile) rolls its transaction back, the entry with the rest.
@@ -223,6 +230,7 @@ change AS (
     AND CASE WHEN input.c ? 'status_in'
       THEN r.status::text IN (SELECT jsonb_array_elements_text(input.c->'status_in'))
       ELSE r.lease_version = (input.c->>'lease_version')::int END
+    AND (NOT input.c ? 'last_event_seq_is' OR r.last_event_seq = (input.c->>'last_event_seq_is')::int)
   RETURNING r.id, r.chat_id, r.user_id, r.last_event_seq, r.status, r.cancel_requested, r.lease_version, input.c, input.now
 )`;
 
@@ -515,6 +523,7 @@ function statementPayload(change: RunStatementChange): Record<string, unknown> {
   if (change.withdrawPendingApprovals) payload.withdraw_approvals = true;
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
+  if (change.expectedLastEventSeq !== undefined) payload.last_event_seq_is = change.expectedLastEventSeq;
   if (change.finish) payload.finish = { output: change.finish.output, error_code: change.finish.errorCode, error_message: change.finish.errorMessage };
   if (change.auditEntry) {
     const entry = change.auditEntry;
