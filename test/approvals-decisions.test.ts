@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealApproval, sealedFieldsOf } from "../packages/core/src/policy/approval-seal.ts";
 import { scenarioInput, type ScenarioStep } from "../packages/core/src/testing/scenario-responder.ts";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
-import { decide, fileExists, INJECTION, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
+import { decide, fileExists, INJECTION, injectedChat, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
 
 /** A run parked on one call after reading the injected file; returns what the decision tests need. */
 async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?: string } = {}) {
@@ -54,9 +54,7 @@ describe("deciding an approval", () => {
   });
 
   it("decisions on a run's two approvals at once both count: the run resumes exactly once, when the second is in", async () => {
-    const workspaceId = await stack.createWorkspace();
-    await stack.putFile(workspaceId, "notes.md", INJECTION);
-    const chatId = await stack.createChat({ workspaceId });
+    const { chatId } = await injectedChat(stack);
     for (let attempt = 0; attempt < 4; attempt++) {
       const runId = await stack.run(chatId, {
         input: scenarioInput([

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
-import { decide, INJECTION, waitForFinished, waitForParked } from "./support/approval-test-helpers.ts";
+import { decide, injectedChat, waitForFinished, waitForParked } from "./support/approval-test-helpers.ts";
 import { queueEvents } from "./faults-helpers.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
@@ -11,9 +11,7 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 /** A run parked on a write after reading the injected file. */
 async function parkedRun(stack: TestStack): Promise<{ runId: string; approvalId: string }> {
-  const workspaceId = await stack.createWorkspace();
-  await stack.putFile(workspaceId, "notes.md", INJECTION);
-  const chatId = await stack.createChat({ workspaceId });
+  const { chatId } = await injectedChat(stack);
   const runId = await stack.run(chatId, {
     input: scenarioInput([
       { tool: "read_file", args: { path: "notes.md" } },
@@ -109,9 +107,8 @@ describe("an offered run when its worker stops", () => {
 
   it("is handed back to the queue at the shutdown's deadline and finished by another worker", async () => {
     const first = await stack.startWorker({ shutdownGraceMs: 300 });
-    const workspaceId = await stack.createWorkspace();
-    await stack.putFile(workspaceId, "notes.md", INJECTION);
-    const runId = await stack.run(await stack.createChat({ workspaceId }), {
+    const { chatId } = await injectedChat(stack);
+    const runId = await stack.run(chatId, {
       input: scenarioInput([
         { tool: "read_file", args: { path: "notes.md" } },
         { tool: "write_file", args: { path: "out.txt", content: "approved" } },
