@@ -64,7 +64,7 @@ export interface DecideApprovalResult {
   events: RunEventRecord[];
   /**
    * The last pending approval was decided: hand the run to a worker with this generation; `worker`: a
-   * live worker with free slots to offer it to first (null: none seen, enqueue it).
+   * live worker to offer it to first, picked weighted by its free slots (null: none seen, enqueue it).
    */
   resume: { lastEventSeq: number; leaseVersion: number; worker: string | null } | null;
 }
