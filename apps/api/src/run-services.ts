@@ -122,10 +122,10 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     async resume(runId, generation, worker) {
       if (worker !== null) {
         // An offer that fails or is not answered in time costs nothing but the detour: the queue below.
-        // (One that lands late as well leaves the job to find the run taken: it ends as skipped.)
-        // The deciding request's trace goes on in the worker's execution, as a job's would (BullMQ's telemetry).
-        const trace = activeTraceCarrier();
-        const offer = offerResume(queueConnection, config.queuePrefix, worker, { runId, generation, ...(Object.keys(trace).length > 0 ? { trace } : {}) });
+        // (One that lands late as well leaves the job to find the run held: it waits out the lease and
+        // then finds the run moved on.) The deciding request's trace goes on in the worker's execution,
+        // as a job's would (BullMQ's telemetry).
+        const offer = offerResume(queueConnection, config.queuePrefix, worker, { runId, generation, trace: activeTraceCarrier() });
         const offered = await withDeadline(offer, ENQUEUE_TIMEOUT_MS, () => false).catch((error: unknown) => {
           logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer the resumed run to a worker; enqueueing it");
           return false;

@@ -1,6 +1,5 @@
-import type { RunGeneration } from "@agentq/core";
+import { type RunGeneration, withTraceCarrier } from "@agentq/core";
 import type { ResumeOffer } from "@agentq/queue";
-import { withTraceCarrier } from "@agentq/core";
 import type { Logger } from "pino";
 
 export interface OfferedRunsOptions {

@@ -329,9 +329,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
 
   // A decided approval's run offered to this worker (offered-runs.ts): taken here, or sent to the queue.
-  let paused = false;
   const enqueueRun = (runId: string, generation: RunGeneration) =>
-    runQueue.schedule(runId, generation).catch((error: unknown) => {
+    schedule(runId, generation).catch((error: unknown) => {
       logger.warn({ err: error, run_id: runId }, "could not enqueue an offered run; the reconciler will");
     });
   const takeOffer = async (offer: ResumeOffer): Promise<void> => {
@@ -355,7 +354,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const offeredRuns = new OfferedRuns({
     concurrency: config.concurrency,
     jobsInProgress: () => jobsInProgress,
-    accepting: () => !shuttingDown && !paused,
+    accepting: () => !shuttingDown && !worker.isPaused(),
     execute: takeOffer,
     enqueue: enqueueRun,
     setJobConcurrency: (slots) => {
@@ -424,10 +423,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   return {
     workerId,
     activeRunIds: () => [...active.keys()],
-    async pause() {
-      paused = true;
-      await worker.pause(true);
-    },
+    pause: () => worker.pause(true),
     async close() {
       if (shuttingDown) return;
       shuttingDown = true;

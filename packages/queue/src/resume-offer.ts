@@ -16,7 +16,7 @@ export interface ResumeOffer {
   generation: RunGeneration;
   /**
    * The deciding request's trace as its propagators' fields (core activeTraceCarrier: W3C `traceparent`
-   * by default, whatever OTEL_PROPAGATORS names), continued by the execution; absent when nothing traces.
+   * by default, whatever OTEL_PROPAGATORS names), continued by the execution; absent or empty when nothing traces.
    */
   trace?: Record<string, string>;
 }
@@ -45,7 +45,7 @@ export async function offerResume(redis: RedisClient, prefix: string, workerId: 
     run_id: offer.runId,
     last_event_seq: offer.generation.lastEventSeq,
     lease_version: offer.generation.leaseVersion,
-    ...(offer.trace ? { trace: offer.trace } : {}),
+    ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
   };
   return (await publishMessage(redis, workerChannel(prefix, workerId), JSON.stringify(message))) > 0;
 }
