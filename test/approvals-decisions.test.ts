@@ -2,24 +2,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sealApproval, sealedFieldsOf } from "../packages/core/src/policy/approval-seal.ts";
-import { scenarioInput, type ScenarioStep } from "../packages/core/src/testing/scenario-responder.ts";
+import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
-import { decide, fileExists, INJECTION, injectedChat, waitForFinished, waitForParked, workspaceRoot } from "./support/approval-test-helpers.ts";
-
-/** A run parked on one call after reading the injected file; returns what the decision tests need. */
-async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?: string } = {}) {
-  const workspaceId = await stack.createWorkspace(options.token);
-  await stack.putFile(workspaceId, "notes.md", INJECTION, options.token);
-  const chatId = await stack.createChat({ workspaceId, token: options.token });
-  const runId = await stack.run(
-    chatId,
-    { allow_bash: true, input: scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, next, { text: "finished" }]) },
-    options.token,
-  );
-  const run = await waitForParked(stack, runId, options.token);
-  expect(run.status).toBe("awaiting_approval");
-  return { workspaceId, chatId, runId, root: await workspaceRoot(stack, workspaceId), approvalId: run.pending_approvals[0].id as string };
-}
+import { decide, fileExists, injectedChat, parkedRun, waitForFinished, waitForParked } from "./support/approval-test-helpers.ts";
 
 describe("deciding an approval", () => {
   let stack: TestStack;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
-import { decide, injectedChat, waitForFinished, waitForParked } from "./support/approval-test-helpers.ts";
+import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
 import { queueEvents } from "./faults-helpers.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
@@ -9,20 +9,8 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 // taken. These tests tell the two apart by the queue's own event stream: every job BullMQ added is
 // there, by its id (`run-<run id>-<generation>`).
 
-/** A run parked on a write after reading the injected file. */
-async function parkedRun(stack: TestStack): Promise<{ runId: string; approvalId: string }> {
-  const { chatId } = await injectedChat(stack);
-  const runId = await stack.run(chatId, {
-    input: scenarioInput([
-      { tool: "read_file", args: { path: "notes.md" } },
-      { tool: "write_file", args: { path: "out.txt", content: "approved" } },
-      { text: "done" },
-    ]),
-  });
-  const run = await waitForParked(stack, runId);
-  expect(run.status).toBe("awaiting_approval");
-  return { runId, approvalId: run.pending_approvals[0].id as string };
-}
+/** The write every test here parks on. */
+const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved" } };
 
 /** Ids of the queue jobs ever added for the run (the creation's, and one per enqueued resume). */
 async function jobsAddedFor(stack: TestStack, runId: string): Promise<string[]> {
@@ -31,7 +19,7 @@ async function jobsAddedFor(stack: TestStack, runId: string): Promise<string[]> 
 }
 
 async function expectWritten(stack: TestStack, runId: string): Promise<void> {
-  expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "done" });
+  expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
   const events = await stack.events(runId);
   expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(1);
   expect(events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file")?.data.ok).toBe(true);
@@ -47,7 +35,7 @@ describe("a decided approval's run offered to a worker", () => {
   });
 
   it("resumes on the live worker without a queue job", async () => {
-    const { runId, approvalId } = await parkedRun(stack);
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
     expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
     await expectWritten(stack, runId);
@@ -56,7 +44,7 @@ describe("a decided approval's run offered to a worker", () => {
   });
 
   it("goes to the queue when the worker it was offered to has stopped", async () => {
-    const { runId, approvalId } = await parkedRun(stack);
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
     // A worker that died without removing its presence row, seen a moment ago with every slot free:
     // the only one seen (the live worker's row is gone until its next beat, ten seconds away, and a
     // million free slots outweigh its twenty if that beat comes first).
@@ -77,7 +65,7 @@ describe("a decided approval's run offered to a worker", () => {
   });
 
   it("goes to the queue when the worker has no free slot, and runs once a slot frees", async () => {
-    const { runId, approvalId } = await parkedRun(stack);
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
     // Both of the worker's slots held by runs whose model answers only when released.
     const held = await Promise.all(
       ["hold-a", "hold-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
@@ -107,15 +95,7 @@ describe("an offered run when its worker stops", () => {
 
   it("is handed back to the queue at the shutdown's deadline and finished by another worker", async () => {
     const first = await stack.startWorker({ shutdownGraceMs: 300 });
-    const { chatId } = await injectedChat(stack);
-    const runId = await stack.run(chatId, {
-      input: scenarioInput([
-        { tool: "read_file", args: { path: "notes.md" } },
-        { tool: "write_file", args: { path: "out.txt", content: "approved" } },
-        { text: "done", holdUntil: "after-write" },
-      ]),
-    });
-    const approvalId = (await waitForParked(stack, runId)).pending_approvals[0].id as string;
+    const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
     // Taken by the offer (the only worker): the write ran, the answer's request is held.
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
@@ -125,7 +105,7 @@ describe("an offered run when its worker stops", () => {
     expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
     await stack.startWorker();
     stack.provider.release("after-write");
-    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "done" });
+    expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
     // Once by the offer, once from the queue after the hand-back; the write ran once.
     const events = await stack.events(runId);
     expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(2);

@@ -3,6 +3,7 @@
 import { access } from "node:fs/promises";
 import path from "node:path";
 import { Queue } from "bullmq";
+import { expect } from "vitest";
 import { RUN_QUEUE_NAME } from "@agentq/queue";
 import { createTestRedis } from "./redis.ts";
 import { scenarioInput, type ScenarioStep } from "../../packages/core/src/testing/scenario-responder.ts";
@@ -98,4 +99,23 @@ export async function parkedRunOfNewUser(stack: TestStack, name: string): Promis
   const runId = await stack.run(chatId, { input }, token);
   const parked = await stack.waitForRun(runId, (run) => run.status === "awaiting_approval", 20_000, token);
   return { userId, token, runId, parked };
+}
+
+/**
+ * A run that read the injected file, then made the call `next`, which the taint parks: returns what
+ * the decision tests need. `answer`: the model's last step once the call is answered (default the text
+ * "finished").
+ */
+export async function parkedRun(stack: TestStack, next: ScenarioStep, options: { token?: string; answer?: ScenarioStep } = {}) {
+  const workspaceId = await stack.createWorkspace(options.token);
+  await stack.putFile(workspaceId, "notes.md", INJECTION, options.token);
+  const chatId = await stack.createChat({ workspaceId, token: options.token });
+  const runId = await stack.run(
+    chatId,
+    { allow_bash: true, input: scenarioInput([{ tool: "read_file", args: { path: "notes.md" } }, next, options.answer ?? { text: "finished" }]) },
+    options.token,
+  );
+  const run = await waitForParked(stack, runId, options.token);
+  expect(run.status).toBe("awaiting_approval");
+  return { workspaceId, chatId, runId, root: await workspaceRoot(stack, workspaceId), approvalId: run.pending_approvals[0].id as string };
 }
