@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { z } from "zod";
 import { type SeriesRound, type SideFigures, seriesMarkdown, summarizeSeries } from "./series-summary.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -33,8 +34,26 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   process.exit(2);
 }
 
-/** Runs `command` and resolves to the last line of its standard output that is a JSON object. */
-function lastJsonLine(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Record<string, any>> {
+/**
+ * The figures this series reads from each side's last JSON line, checked as any input from another
+ * program: a harness whose output changed fails here, naming the field, rather than as a NaN in the table.
+ */
+const agentqFigures = z.object({
+  runs_per_s: z.number(),
+  failed: z.number(),
+  resume_latency_ms: z.object({ p50: z.number() }).optional(),
+  api_peak_rss_mb: z.number().nullable(),
+  worker_peak_rss_mb: z.number().nullable(),
+});
+const peerFigures = z.object({
+  runsPerSec: z.number(),
+  failed: z.number(),
+  resumeLatencyMs: z.object({ p50: z.number() }).optional(),
+  maxRssMB: z.number().optional(),
+});
+
+/** Runs `command` and resolves to the last line of its standard output that is a JSON object, as it printed it. */
+function lastJsonLine(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "inherit"] });
     let output = "";
@@ -48,34 +67,38 @@ function lastJsonLine(command: string, args: string[], options: { cwd: string; e
         .reverse()
         .find((candidate) => candidate.trim().startsWith("{"));
       if (code !== 0 || line === undefined) return reject(new Error(`${command} ${args.join(" ")} exited ${code} without a JSON line`));
-      resolve(JSON.parse(line));
+      resolve(line);
     });
   });
 }
 
 async function agentqRound(workload: string): Promise<SideFigures> {
-  const figures = await lastJsonLine(process.execPath, ["--import", "tsx", "bench/run.ts"], {
+  const line = await lastJsonLine(process.execPath, ["--import", "tsx", "bench/run.ts"], {
     cwd: ROOT,
     env: { ...process.env, BENCH_WORKLOADS: workload, BENCH_RUNS: String(RUNS), BENCH_CONCURRENCY: String(CONCURRENCY), BENCH_WARMUP: String(WARMUP) },
   });
-  console.log(JSON.stringify({ side: "agentq", ...figures }));
+  const json: unknown = JSON.parse(line);
+  console.log(JSON.stringify({ side: "agentq", ...(json as object) }));
+  const figures = agentqFigures.parse(json);
   return {
     runsPerSecond: figures.runs_per_s,
     resumeP50Ms: figures.resume_latency_ms?.p50 ?? null,
-    peakRssMb: [figures.api_peak_rss_mb, figures.worker_peak_rss_mb].filter((value): value is number => typeof value === "number"),
-    failed: figures.failed ?? 0,
+    peakRssMb: [figures.api_peak_rss_mb, figures.worker_peak_rss_mb].filter((value): value is number => value !== null),
+    failed: figures.failed,
   };
 }
 
 async function peerRound(workload: string): Promise<SideFigures> {
   const args = ["run", "-s", `bench:${PEER}`, "--", "--n", String(RUNS), "--c", String(CONCURRENCY), "--workload", workload, "--warmup", String(WARMUP)];
-  const figures = await lastJsonLine("npm", args, { cwd: PEERS_DIR as string, env: process.env });
-  console.log(JSON.stringify({ side: PEER, ...figures }));
+  const line = await lastJsonLine("npm", args, { cwd: PEERS_DIR as string, env: process.env });
+  const json: unknown = JSON.parse(line);
+  console.log(JSON.stringify({ side: PEER, ...(json as object) }));
+  const figures = peerFigures.parse(json);
   return {
     runsPerSecond: figures.runsPerSec,
     resumeP50Ms: figures.resumeLatencyMs?.p50 ?? null,
-    peakRssMb: typeof figures.maxRssMB === "number" ? [figures.maxRssMB] : [],
-    failed: figures.failed ?? 0,
+    peakRssMb: figures.maxRssMB === undefined ? [] : [figures.maxRssMB],
+    failed: figures.failed,
   };
 }
 

@@ -1,8 +1,9 @@
 import { context, propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 
 /**
- * The active trace as W3C Trace Context fields (`traceparent`, and `tracestate` when set), for a
- * hand-off that is not a queue job (BullMQ's telemetry carries a job's): empty while nothing traces.
+ * The active trace as the configured propagators' fields (W3C `traceparent` and `tracestate` by
+ * default, whatever OTEL_PROPAGATORS names), for a hand-off that is not a queue job (BullMQ's
+ * telemetry carries a job's): empty while nothing traces.
  */
 export function activeTraceCarrier(): Record<string, string> {
   const carrier: Record<string, string> = {};
