@@ -118,6 +118,44 @@ describe("deciding an approval", () => {
     expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).status).toBe(202);
   });
 
+  it("checks the token in the decision's own statement: a replaced or disabled user's token is 401 and the approval stays pending", async () => {
+    const owner = await stack.createUser("token-checked");
+    const { runId, root, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch pwned" } }, { token: owner.token });
+    const rotated = await stack.request("POST", `/api/users/${owner.id}/token`, { token: owner.token });
+    expect(rotated.status).toBe(201);
+    const stale = await decide(stack, approvalId, "allow_task", { token: owner.token });
+    expect([stale.status, stale.body.error.code]).toEqual([401, "unauthorized"]);
+    const newToken = rotated.body.token as string;
+    expect((await stack.request("PATCH", `/api/users/${owner.id}`, { body: { disabled: true } })).status).toBe(200);
+    const disabled = await decide(stack, approvalId, "allow_task", { token: newToken });
+    expect([disabled.status, disabled.body.error.code]).toEqual([401, "unauthorized"]);
+    // Nothing was decided, and a bad token with a bad body is still a 401, not a 400.
+    const badBoth = await stack.request("POST", "/api/approvals", {
+      token: "aq_not_a_token",
+      body: { tool_approval_id: approvalId, tool_approval_decision: "maybe" },
+    });
+    expect([badBoth.status, badBoth.body.error.code]).toEqual([401, "unauthorized"]);
+    const noToken = await stack.request("POST", "/api/approvals", {
+      headers: { authorization: "" },
+      body: { tool_approval_id: approvalId, tool_approval_decision: "allow_task" },
+    });
+    expect(noToken.status).toBe(401);
+    expect((await stack.prisma.approval.findUniqueOrThrow({ where: { id: approvalId } })).status).toBe("pending");
+    expect(await stack.prisma.runEvent.count({ where: { runId, type: "approval.decided" } })).toBe(0);
+    expect(await fileExists(root, "pwned")).toBe(false);
+
+    expect((await stack.request("PATCH", `/api/users/${owner.id}`, { body: { disabled: false } })).status).toBe(200);
+    const malformed = await stack.request("POST", "/api/approvals", {
+      token: newToken,
+      body: { tool_approval_id: approvalId, tool_approval_decision: "maybe" },
+    });
+    expect([malformed.status, malformed.body.error.code]).toEqual([400, "invalid_request"]);
+    expect((await decide(stack, approvalId, "deny", { token: newToken })).status).toBe(202);
+    expect(await waitForFinished(stack, runId, newToken)).toMatchObject({ status: "completed" });
+    const decided = (await stack.events(runId, 0, newToken)).find((event) => event.type === "approval.decided");
+    expect(decided?.data.decided_by).toBe(owner.id);
+  });
+
   it("a user's own approval is decidable by that user, not by the admin", async () => {
     const owner = await stack.createUser("owner");
     const { runId, approvalId } = await parkedRun(stack, { tool: "run_command", args: { command: "touch mine" } }, { token: owner.token });

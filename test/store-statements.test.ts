@@ -612,7 +612,9 @@ describe("the store's SQL statements", () => {
   describe("approval-statements", () => {
     it("readApprovalForDecision reads the owner's approval with its run's state, the other pending calls of its tool and its bound file", async () => {
       const { runId, approvalIds, calls } = await parkedRun();
-      const approval = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 });
+      const read = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { userId: user.id }, workerSeenSeconds: 30 });
+      expect(read?.caller).toEqual({ id: user.id, name: "statements", role: "user" });
+      const approval = read?.approval;
       expect(approval).toMatchObject({
         id: approvalIds[0],
         runId,
@@ -630,13 +632,37 @@ describe("the store's SQL statements", () => {
       const run = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
       expect(approval).toMatchObject({ leaseVersion: run.leaseVersion, lastEventSeq: run.lastEventSeq });
       expect(approval?.sameToolPending).toEqual([{ id: approvalIds[1], toolCallId: calls[1]!.callId, effects: ["write"] }]);
-      expect(await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: otherUserId, workerSeenSeconds: 30 })).toBeUndefined();
+      // Someone else's: their row without the approval; no such user: no row.
+      const other = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { userId: otherUserId }, workerSeenSeconds: 30 });
+      expect(other?.caller.id).toBe(otherUserId);
+      expect(other?.approval).toBeUndefined();
+      expect(await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { userId: "user_missing" }, workerSeenSeconds: 30 })).toBeUndefined();
+    });
+
+    it("readApprovalForDecision authenticates a token's hash in the same statement: a working token finds its user, any other none", async () => {
+      const { approvalIds } = await parkedRun();
+      const token = user.token;
+      const byToken = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { tokenHash: hashApiToken(token) }, workerSeenSeconds: 30 });
+      expect(byToken?.caller.id).toBe(user.id);
+      expect(byToken?.approval?.id).toBe(approvalIds[0]);
+      expect(
+        await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { tokenHash: hashApiToken("aq_unknown") }, workerSeenSeconds: 30 }),
+      ).toBeUndefined();
+      // A disabled user's token finds no caller, as the middleware finds none.
+      await prisma.user.update({ where: { id: user.id }, data: { disabled: true } });
+      try {
+        expect(
+          await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { tokenHash: hashApiToken(token) }, workerSeenSeconds: 30 }),
+        ).toBeUndefined();
+      } finally {
+        await prisma.user.update({ where: { id: user.id }, data: { disabled: false } });
+      }
     });
 
     it("readApprovalForDecision offers the run to a worker seen alive, weighted by its free slots, never to a silent one", async () => {
       const { approvalIds } = await parkedRun();
       const offerWorker = async () =>
-        (await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 }))?.offerWorker;
+        (await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { userId: user.id }, workerSeenSeconds: 30 }))?.approval?.offerWorker;
       await pool.query(
         "INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ('worker-silent', 'h', now(), now() - interval '31 seconds', 50, 0)",
       );
@@ -654,7 +680,7 @@ describe("the store's SQL statements", () => {
 
     it("a decision's commit fenced by the last event seq it read writes nothing once another change has been committed to the run", async () => {
       const { runId, approvalIds } = await parkedRun();
-      const read = await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, userId: user.id, workerSeenSeconds: 30 });
+      const read = (await readApprovalForDecision(pool, { approvalId: approvalIds[0]!, caller: { userId: user.id }, workerSeenSeconds: 30 }))?.approval;
       const decision = (approvalId: string, lastEventSeq: number) => {
         const change = emptyStatementChange(runId, read!.leaseVersion);
         change.expectedLastEventSeq = lastEventSeq;

@@ -199,6 +199,26 @@ describe("the API rate limit", () => {
     // Public routes are not counted (health checks, the console).
     expect((await requestJson(`${api.url}/healthz`)).status).toBe(200);
   });
+
+  it("counts a decision, whose own statement checks the token, like any request: a bad body too, and a bad token stays 401", async () => {
+    const decider = await createUser(api.prisma, { name: "decider", role: "user" });
+    const decide = (body: unknown, token = decider.token) => requestJson(`${api.url}/api/approvals`, { token, body });
+    const unknown = { tool_approval_id: "apr_doesnotexist0123456789", tool_approval_decision: "allow_task" };
+    const statuses: number[] = [];
+    for (let index = 0; index < 4; index += 1) statuses.push((await decide(unknown)).status);
+    // A malformed body is counted as it would be on any other route, and answered 400 under the limit.
+    statuses.push((await decide({ tool_approval_id: "apr_x", tool_approval_decision: "maybe" })).status);
+    const over = await decide(unknown);
+    statuses.push(over.status);
+    const overMalformed = await decide({ tool_approval_id: "apr_x", tool_approval_decision: "maybe" });
+    statuses.push(overMalformed.status);
+    expect(statuses).toEqual([404, 404, 404, 404, 400, 429, 429]);
+    expect(over.body.error).toMatchObject({ code: "rate_limited", details: { limit: 5 } });
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // A token that does not work is refused before anything is counted or read.
+    expect((await decide(unknown, "aq_not_a_token")).status).toBe(401);
+    expect((await decide({ tool_approval_decision: "maybe" }, "aq_not_a_token")).status).toBe(401);
+  });
 });
 
 describe("the API rate limit without Redis", () => {

@@ -165,7 +165,7 @@ export async function startLoopHarness(options: LoopHarnessOptions = {}): Promis
             requestCancel: () => undefined,
           },
         },
-        { userId, approvalId, decision, arguments: decideOptions.arguments },
+        { caller: { userId }, approvalId, decision, arguments: decideOptions.arguments },
       );
     },
     async settings(patch) {

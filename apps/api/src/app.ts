@@ -2,11 +2,11 @@ import express, { type Express } from "express";
 import { API_ROUTE_GROUPS } from "./api-route-groups.ts";
 import type { ApiDependencies } from "./api-dependencies.ts";
 import { measureRequests } from "./http/api-metrics.ts";
-import { authenticate } from "./http/authenticate.ts";
+import { authenticate, authenticateToken } from "./http/authenticate.ts";
 import { rateLimit } from "./http/rate-limit.ts";
 import { unreachableDependencies } from "./check-readiness.ts";
 import { CONSOLE_PATH, serveConsole } from "./console/serve-console.ts";
-import { installRoutes, queryTokenPathPatterns } from "./http/api-routes.ts";
+import { installRoutes, queryTokenPathPatterns, tokenVerifyingRoutes } from "./http/api-routes.ts";
 import { errorHandler, notFoundHandler } from "./http/error-handler.ts";
 import { jsonBody } from "./http/json-body.ts";
 import { refuseNulInPath } from "./http/refuse-nul-in-path.ts";
@@ -36,17 +36,30 @@ export function createApp(dependencies: ApiDependencies): Express {
   app.use(whenFirstSegmentIs(["", leadingSegments(CONSOLE_PATH, 1)], serveConsole(dependencies.config.consoleDirectory), { caseSensitive: true }));
   app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "public"));
 
-  app.use("/api", authenticate(dependencies.prisma, { queryTokenPaths: queryTokenPathPatterns(API_ROUTE_GROUPS, "/api") }));
-  app.use("/api", refuseNulInPath());
   app.use(
     "/api",
-    rateLimit({ prisma: dependencies.prisma, redis: dependencies.redis, keyPrefix: dependencies.config.queuePrefix, logger: dependencies.logger }),
+    authenticate(dependencies.prisma, {
+      queryTokenPaths: queryTokenPathPatterns(API_ROUTE_GROUPS, "/api"),
+      tokenVerifyingRoutes: tokenVerifyingRoutes(API_ROUTE_GROUPS, "/api"),
+    }),
   );
+  app.use("/api", refuseNulInPath());
+  const limit = rateLimit({ prisma: dependencies.prisma, redis: dependencies.redis, keyPrefix: dependencies.config.queuePrefix, logger: dependencies.logger });
+  app.use("/api", limit.handler);
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
-  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated"));
+  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated", { countRequest: limit.count }));
   app.use(whenFirstSegmentIs([leadingSegments(QUEUE_BOARD_PATH, 1)], queueBoard(dependencies), { caseSensitive: false }));
 
   app.use(notFoundHandler());
-  app.use(errorHandler({ probeDependencies: () => unreachableDependencies(dependencies) }));
+  app.use(
+    errorHandler({
+      probeDependencies: () => unreachableDependencies(dependencies),
+      verifyUnverifiedCaller: async (request, response) => {
+        const user = await authenticateToken(dependencies.prisma, request.unverifiedToken);
+        request.user = user;
+        await limit.count(user, response);
+      },
+    }),
+  );
   return app;
 }

@@ -27,6 +27,7 @@ export { listChatRuns } from "./chats/list-chat-runs.ts";
 export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pending-approvals.ts";
 export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
 export { createUser, findUserByToken } from "./users/user-store.ts";
+export { hashApiToken } from "./users/api-token.ts";
 export { UnauthorizedError } from "./users/user-errors.ts";
 export { listUsers } from "./users/list-users.ts";
 export { type UserChanges, updateUser } from "./users/update-user.ts";

@@ -1,7 +1,8 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
-import type { AuthenticatedUser } from "@agentq/core";
+import { type AuthenticatedUser, hashApiToken } from "@agentq/core";
+import type { Response as ExpressResponse } from "express";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { errorResponseSchema } from "../schemas/error-schemas.ts";
 import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, type RouteContext, toOpenApiPath } from "./api-route.ts";
@@ -32,7 +33,18 @@ export const QUERY_TOKEN_SCHEME = "queryToken";
  * hands it on at the next turn of the event loop. Each router is a plain `Router()`, matching as the
  * single router did (case ignored, trailing slash allowed), so the keys ignore case too.
  */
-export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: ApiDependencies, access: "public" | "authenticated"): DispatchingHandler {
+export interface InstallRoutesOptions {
+  /** Counts a request against its user's rate limit (http/rate-limit.ts): what `admitCaller` does for a `verifiesToken` route. */
+  countRequest?: (user: AuthenticatedUser, response: ExpressResponse) => Promise<void>;
+}
+
+export function installRoutes(
+  groups: readonly ApiRouteGroup[],
+  dependencies: ApiDependencies,
+  access: "public" | "authenticated",
+  options: InstallRoutesOptions = {},
+): DispatchingHandler {
+  const countRequest = options.countRequest ?? (async () => undefined);
   const routers = new Map<string, Router>();
   for (const route of groups.flatMap((group) => group.routes)) {
     if ((route.access === "public") !== (access === "public")) continue;
@@ -42,7 +54,7 @@ export function installRoutes(groups: readonly ApiRouteGroup[], dependencies: Ap
       const params = parseRequest(paramsSchema, joinedParameters(request.params), "path") as Record<string, string>;
       const query = route.query === undefined ? undefined : parseRequest(route.query, request.query, "query");
       const body = route.body === undefined ? undefined : parseRequest(route.body, request.body, "request body", { nulAllowedIn: route.nulAllowedIn });
-      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body));
+      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body, countRequest));
       if (reply === ANSWERED) return;
       if (reply.body === undefined) response.status(reply.status).end();
       else response.status(reply.status).json(reply.body);
@@ -75,12 +87,39 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
     readonly params: Record<string, string>,
     readonly query: unknown,
     readonly body: unknown,
+    private readonly countRequest: (user: AuthenticatedUser, response: ExpressResponse) => Promise<void>,
   ) {}
 
   /** Read only if the handler asks: on a public route there is no caller, and asking is a 401. */
   get user(): AuthenticatedUser {
     return currentUser(this.request);
   }
+
+  get caller(): { userId: string } | { tokenHash: string } {
+    const { user, unverifiedToken } = this.request;
+    if (user === undefined && unverifiedToken !== undefined) return { tokenHash: hashApiToken(unverifiedToken) };
+    return { userId: currentUser(this.request).id };
+  }
+
+  /** A function of its own (handlers destructure the context), made only for the handler that asks. */
+  get admitCaller(): (user: AuthenticatedUser) => Promise<void> {
+    return async (user) => {
+      if (this.request.user !== undefined) return;
+      this.request.user = user;
+      await this.countRequest(user, this.response);
+    };
+  }
+}
+
+/**
+ * The routes that declare `verifiesToken`, by method and path relative to `mount`: what `authenticate`
+ * passes on with the token unchecked, so the declaration is the one place that decides it.
+ */
+export function tokenVerifyingRoutes(groups: readonly ApiRouteGroup[], mount: string): { method: string; path: RegExp }[] {
+  return groups
+    .flatMap((group) => group.routes)
+    .filter((route) => route.verifiesToken && route.path.startsWith(`${mount}/`))
+    .map((route) => ({ method: route.method.toUpperCase(), path: relativePathPattern(route.path, mount) }));
 }
 
 /**
@@ -91,14 +130,21 @@ export function queryTokenPathPatterns(groups: readonly ApiRouteGroup[], mount: 
   return groups
     .flatMap((group) => group.routes)
     .filter((route) => route.queryToken && route.path.startsWith(`${mount}/`))
-    .map((route) => {
-      const relative = route.path.slice(mount.length);
-      const pattern = relative
-        .split(/([:*][A-Za-z_][A-Za-z0-9_]*)/)
-        .map((part) => (part.startsWith(":") ? "[^/]+" : part.startsWith("*") ? ".+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
-        .join("");
-      return new RegExp(`^${pattern}$`);
-    });
+    .map((route) => relativePathPattern(route.path, mount));
+}
+
+/**
+ * An express path (`/api/runs/:id/events`) under `mount` as a pattern of the path relative to it, as
+ * written: the routers also take other cases and a trailing slash, which then go the ordinary way (no
+ * `?token=`; the token looked up by `authenticate`).
+ */
+function relativePathPattern(path: string, mount: string): RegExp {
+  const pattern = path
+    .slice(mount.length)
+    .split(/([:*][A-Za-z_][A-Za-z0-9_]*)/)
+    .map((part) => (part.startsWith(":") ? "[^/]+" : part.startsWith("*") ? ".+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${pattern}$`);
 }
 
 /** `*path` arrives as its decoded segments (path-to-regexp v8): handlers get them joined with `/`. */

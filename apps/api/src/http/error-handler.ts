@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from "express";
 import { AgentqError, InvalidRequestError } from "@agentq/core";
 import { dependencyOutage, type ProbeDependencies } from "./dependency-outage.ts";
 import { statusForError } from "./error-status.ts";
@@ -46,14 +46,28 @@ function fromHttpLibrary(error: HttpLibraryError): AgentqError | undefined {
 
 export interface ErrorHandlerOptions {
   /**
+   * A request to a `verifiesToken` route that failed before its route verified the token (a bad body,
+   * say) gets the answer any other route gives: its token is verified here, and counted against the
+   * rate limit, so a bad token is still 401 before anything else, and an exhausted limit 429 before a
+   * bad request. Throws what the middleware would have (UnauthorizedError, `rate_limited`).
+   */
+  verifyUnverifiedCaller?: (request: Request, response: Response) => Promise<void>;
+  /**
    * Which dependencies are unreachable now: asked when a request fails with an unmapped error, so
    * that an outage of Postgres or Redis is answered `503 unavailable` naming it, never a 500.
    */
   probeDependencies?: ProbeDependencies;
 }
 
+/** An answer of 4xx other than 401: what a request with a bad token must not get before its 401. */
+function isClientError(error: AgentqError | undefined): boolean {
+  const status = error === undefined ? undefined : statusForError(error);
+  return status !== undefined && status >= 400 && status < 500 && status !== 401;
+}
+
 export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHandler {
-  return async (error: unknown, request, response, next) => {
+  return async (thrown: unknown, request, response, next) => {
+    let error = thrown;
     if (response.headersSent) {
       // Too late for a JSON error: let express close the connection.
       request.log.error({ err: error }, "request failed after the response started");
@@ -61,6 +75,14 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
       return;
     }
     let mapped = error instanceof AgentqError ? error : fromHttpLibrary((error ?? {}) as HttpLibraryError);
+    if (request.user === undefined && request.unverifiedToken !== undefined && options.verifyUnverifiedCaller && isClientError(mapped)) {
+      try {
+        await options.verifyUnverifiedCaller(request, response);
+      } catch (verification) {
+        error = verification;
+        mapped = verification instanceof AgentqError ? verification : undefined;
+      }
+    }
     if (mapped === undefined && options.probeDependencies) mapped = await dependencyOutage(error, options.probeDependencies);
     if (response.headersSent) return;
     const mappedStatus = mapped === undefined ? undefined : statusForError(mapped);

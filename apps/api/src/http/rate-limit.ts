@@ -1,6 +1,6 @@
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AgentqError, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
+import { AgentqError, type AuthenticatedUser, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
 import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
 import { currentUser } from "./authenticate.ts";
 import { withDeadline } from "../with-deadline.ts";
@@ -23,13 +23,24 @@ export interface RateLimitOptions {
   logger: Logger;
 }
 
+export interface RateLimit {
+  /**
+   * Counts every authenticated /api request against its user's limit, before the route. A request
+   * whose token its route verifies itself (`unverifiedToken`) is counted by the route, with `count`,
+   * once its statement found the user and before it writes anything (api-routes.ts).
+   */
+  handler: RequestHandler;
+  /** Counts one request of `user`: AgentqError `rate_limited` (429, `Retry-After` set) over the limit. */
+  count(user: AuthenticatedUser, response: Response): Promise<void>;
+}
+
 /**
  * Per-user request rate limit of the authenticated API (`api_rate_limit_per_minute`, 0 = none), a
  * fixed one-minute window counted in Redis so every API instance shares it. Over it: `429
  * rate_limited` with `Retry-After` (seconds). When Redis does not answer, the limiter fails open:
  * the request goes through (the API's own work needs Postgres, not Redis) and the outage is logged.
  */
-export function rateLimit(options: RateLimitOptions): RequestHandler {
+export function rateLimit(options: RateLimitOptions): RateLimit {
   const limiters = new Map<number, RateLimiterRedis>();
   // The limit follows the setting within recentSettings' 5 s.
   const settings = recentSettings(options.prisma);
@@ -52,10 +63,9 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
     return limiter;
   };
 
-  return async (request, response, next) => {
-    const user = currentUser(request);
+  const count = async (user: AuthenticatedUser, response: Response): Promise<void> => {
     const points = (await settings()).api_rate_limit_per_minute;
-    if (points <= 0) return next();
+    if (points <= 0) return;
     try {
       await withDeadline(limiterFor(points).consume(user.id), COUNT_WAIT_MS, () => {
         throw new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`);
@@ -75,6 +85,14 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
         options.logger.warn({ err: rejection }, "rate limiter unavailable (Redis): requests are let through unlimited until it is back");
       }
     }
-    next();
+  };
+
+  return {
+    count,
+    handler: async (request, response, next) => {
+      if (request.user === undefined && request.unverifiedToken !== undefined) return next();
+      await count(currentUser(request), response);
+      next();
+    },
   };
 }

@@ -2,6 +2,7 @@ import { auditEntryRow } from "../audit/record-audit-entry.ts";
 import { emailContentRevision } from "../email/email-revision.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
+import { UnauthorizedError } from "../users/user-errors.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
@@ -9,7 +10,8 @@ import { isTerminal, RunStatus } from "./run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
-import { readApprovalForDecision } from "../store/statements/approval-statements.ts";
+import { type DecisionCaller, readApprovalForDecision } from "../store/statements/approval-statements.ts";
+import type { AuthenticatedUser } from "../users/user.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
@@ -43,7 +45,17 @@ export class ApprovalStaleError extends ConflictError {
 }
 
 export interface DecideApprovalInput {
-  userId: string;
+  /**
+   * Who decides: a user the caller authenticated already, or the hash of the request's bearer token
+   * (users/api-token.ts): then the decision's first statement is the authentication too, and a token
+   * that does not work is UnauthorizedError with nothing read or written.
+   */
+  caller: DecisionCaller;
+  /**
+   * Called with the caller once the first statement found them, before anything is written (the API
+   * counts the request against the caller's rate limit there). Throwing stops the decision.
+   */
+  admitCaller?: (caller: AuthenticatedUser) => Promise<void>;
   approvalId: string;
   decision: ApprovalDecisionKind;
   /** With an allow decision: replaces the recorded arguments (checked against the tool's schema). */
@@ -59,6 +71,8 @@ export interface DecideApprovalDependencies {
 }
 
 export interface DecideApprovalResult {
+  /** The user who decided. */
+  caller: AuthenticatedUser;
   runId: string;
   status: RunStatus;
   events: RunEventRecord[];
@@ -81,12 +95,19 @@ export interface DecideApprovalResult {
  * (whatever changes a run's approvals, a decision or a cancel, appends an event to it), so a decision
  * that read before another change committed writes nothing and reads again. Two round trips on the
  * resume path users wait on (issue 11), where locking the run first took five: begin, lock, read,
- * commit statement, commit.
+ * commit statement, commit. Given the request's token (`caller`), the read is its authentication too:
+ * a lookup before it was a third.
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const pool = sqlPoolOf(dependencies.prisma);
+  // The caller is admitted once: a read again after a fence conflict belongs to the same request.
+  let admitCaller = input.admitCaller;
   for (let attempt = 1; ; attempt += 1) {
-    const outcome = await attemptDecision(dependencies, pool, input);
+    const outcome = await attemptDecision(dependencies, pool, input, async (caller) => {
+      const admit = admitCaller;
+      admitCaller = undefined;
+      await admit?.(caller);
+    });
     if (!("changedRunId" in outcome)) return outcome;
     // Something else was committed to the run since the read (another of its approvals decided, a cancel).
     if (attempt >= DECISION_ATTEMPTS) throw new RunStateConflictError(outcome.changedRunId, "the run kept changing meanwhile; fetch it again");
@@ -105,14 +126,22 @@ async function attemptDecision(
   dependencies: DecideApprovalDependencies,
   pool: SqlRunner,
   input: DecideApprovalInput,
+  admitCaller: (caller: AuthenticatedUser) => Promise<void>,
 ): Promise<DecideApprovalResult | { changedRunId: string }> {
   const now = dependencies.clock();
-  const approval = await readApprovalForDecision(pool, {
+  const read = await readApprovalForDecision(pool, {
     approvalId: input.approvalId,
-    userId: input.userId,
+    caller: input.caller,
     workerSeenSeconds: WORKER_PRESENCE_TIMEOUT_MS / 1000,
   });
+  if (!read) {
+    if ("tokenHash" in input.caller) throw new UnauthorizedError("the bearer token is not valid");
+    throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+  }
+  const { caller, approval } = read;
+  await admitCaller(caller);
   if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
+  const userId = caller.id;
   const allow = input.decision !== "deny";
   // A decided approval stays "already decided" after its run finishes: a replayed click must not
   // read as if the run had been cancelled under it.
@@ -149,8 +178,8 @@ async function attemptDecision(
   const covered = allow ? approval.sameToolPending.filter((other) => sameEffects(other.effects, approval.effects)) : [];
   const stillPending = approval.pendingCount - 1 - covered.length;
   const decidedEvents: NewRunEvent[] = [
-    decidedEvent(approval.id, approval.tool, approval.toolCallId, input, editedArguments !== undefined),
-    ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, input, false, approval.id)),
+    decidedEvent(approval.id, approval.tool, approval.toolCallId, userId, input, editedArguments !== undefined),
+    ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, userId, input, false, approval.id)),
   ];
 
   const change = emptyStatementChange(approval.runId, approval.leaseVersion);
@@ -158,13 +187,13 @@ async function attemptDecision(
   change.events.push(...decidedEvents);
   const status: "allowed" | "denied" = allow ? "allowed" : "denied";
   change.approvalDecisions.push(
-    { id: approval.id, status, decision: input.decision, decidedBy: input.userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
-    ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: input.userId })),
+    { id: approval.id, status, decision: input.decision, decidedBy: userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
+    ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: userId })),
   );
   if (allow) {
     change.grants.push({
       id: dependencies.generateId("grant"),
-      userId: input.userId,
+      userId,
       scope: input.decision === "allow_task" ? "task" : "chat",
       tool: approval.tool,
       effects: approval.effects,
@@ -175,7 +204,7 @@ async function attemptDecision(
   // Written by the commit statement, with the decision it records.
   change.auditEntry = auditEntryRow(
     {
-      actorId: input.userId,
+      actorId: userId,
       action: "approval.decided",
       target: `approval:${approval.id}`,
       details: {
@@ -194,6 +223,7 @@ async function attemptDecision(
   // conditional consumption (still pending) took them all; it stays the last word on exactly once.
   if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
   return {
+    caller,
     runId: approval.runId,
     status: committed.run.status,
     events: committed.events,
@@ -205,7 +235,15 @@ function isDecided(status: string): boolean {
   return status === "allowed" || status === "denied";
 }
 
-function decidedEvent(approvalId: string, tool: string, toolCallId: string, input: DecideApprovalInput, edited: boolean, coveredBy?: string): NewRunEvent {
+function decidedEvent(
+  approvalId: string,
+  tool: string,
+  toolCallId: string,
+  decidedBy: string,
+  input: DecideApprovalInput,
+  edited: boolean,
+  coveredBy?: string,
+): NewRunEvent {
   return {
     type: "approval.decided",
     data: {
@@ -213,7 +251,7 @@ function decidedEvent(approvalId: string, tool: string, toolCallId: string, inpu
       tool,
       tool_call_id: toolCallId,
       decision: input.decision,
-      decided_by: input.userId,
+      decided_by: decidedBy,
       edited,
       ...(coveredBy ? { covered_by: coveredBy } : {}),
     },

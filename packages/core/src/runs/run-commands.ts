@@ -116,8 +116,8 @@ export async function decideRunApproval(
     const { afterCommit } = dependencies;
     const result = await decideApproval(dependencies, input);
     setSpanAttributes(span, () => ({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null }));
-    // decideApproval found the approval as input.userId's, and an approval is its run owner's.
-    afterCommit.publish({ id: result.runId, userId: input.userId }, result.events);
+    // decideApproval found the approval as the caller's, and an approval is its run owner's.
+    afterCommit.publish({ id: result.runId, userId: result.caller.id }, result.events);
     if (result.resume) {
       const { worker, ...generation } = result.resume;
       await afterCommit.resume(result.runId, generation, worker).catch((error: unknown) => {

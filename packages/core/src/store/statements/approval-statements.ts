@@ -1,26 +1,41 @@
 import { z } from "zod";
 import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
-import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
+import { type AuthenticatedUser, USER_ROLES } from "../../users/user.ts";
+import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
+import { TOKENS_OF_ENABLED_USERS } from "./user-statements.ts";
 
 // A human's decision on an approval (runs/decide-approval.ts): everything it needs read in one
 // statement, then committed by the run's commit statement fenced by the run's last event seq. On the
 // resume path users wait on: prepared.
 
 /**
- * The caller's approval (no row: not theirs, or none) with what a decision needs, all as of one
- * snapshot: its run's status, lease version and last event seq (the commit's fence: whatever changes
- * an approval appends an event to its run), the run's pending approvals, the file, document or email
- * the call is bound to as they are now, and a worker to offer the run to. The approval is found by its
- * key alone (the CTE): a plan made while the table was nearly empty otherwise chose the (user_id,
- * status, created_at) index and read every approval of the user. `offerWorker`: a worker seen alive
- * within $3 seconds, picked at random weighted by its free slots as of its last beat (plus one: a full
- * worker may have freed some since, and one that has none enqueues the run): the run is offered to it
- * if the decision resumes it (queue resume-offer.ts).
+ * The caller and their approval with what a decision needs, all as of one snapshot: its run's status,
+ * lease version and last event seq (the commit's fence: whatever changes an approval appends an event
+ * to its run), the run's pending approvals, the file, document or email the call is bound to as they
+ * are now, and a worker to offer the run to. The approval is found by its key alone (the CTE): a plan
+ * made while the table was nearly empty otherwise chose the (user_id, status, created_at) index and
+ * read every approval of the user. `offerWorker`: a worker seen alive within $3 seconds, picked at
+ * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
+ * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
+ * (queue resume-offer.ts).
+ *
+ * The caller is the user $2 (authenticated already), or the enabled user of the API token whose hash
+ * is $4: then this statement is the request's authentication (POST /api/approvals), one round trip
+ * on the resume path instead of two, and a token that stopped working finds no caller here as it
+ * would in the middleware (users/user-store.ts). No row: no such caller. A row whose approval
+ * columns are null: not the caller's approval, or none.
  */
 const READ_SQL = preparedSql(
   "approval_decision_read",
   `
-WITH a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1)
+WITH caller AS MATERIALIZED (
+  SELECT u.id, u.name, u.role::text AS role FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = $4
+  UNION ALL
+  SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = $2 AND $4::text IS NULL
+),
+a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller))
+SELECT caller.id AS "callerId", caller.name AS "callerName", caller.role AS "callerRole", found.*
+FROM caller LEFT JOIN LATERAL (
 SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
   a.target_path AS "targetPath", a.target_revision AS "targetRevision", a.target_document_id AS "targetDocumentId", a.target_email_id AS "targetEmailId", a.policy_version AS "policyVersion",
@@ -39,7 +54,7 @@ JOIN chats AS c ON c.id = r.chat_id
 LEFT JOIN workspaces AS w ON w.id = c.workspace_id
 LEFT JOIN documents AS d ON d.id = a.target_document_id AND d.user_id = a.user_id
 LEFT JOIN emails AS e ON e.id = a.target_email_id AND e.user_id = a.user_id
-WHERE a.user_id = $2`,
+) AS found ON true`,
 );
 
 /** The columns of a stored approval record (what its seal binds, its status and the user's edit), less its expiry. */
@@ -85,11 +100,26 @@ const approvalForDecisionRow = z.object({
 
 export type ApprovalForDecision = z.output<typeof approvalForDecisionRow>;
 
-/** `userId`'s approval with what a decision needs (see READ_SQL); no row: not theirs, or none. */
+/** Who decides: a user authenticated already, or the hash of the bearer token the request came with. */
+export type DecisionCaller = { userId: string } | { tokenHash: string };
+
+const callerRow = z.looseObject({ callerId: z.string(), callerName: z.string(), callerRole: z.enum(USER_ROLES), id: z.string().nullable() });
+
+/**
+ * The caller and, if it is theirs, the approval with what a decision needs (see READ_SQL); undefined:
+ * no such caller (a token that does not work, or a user that is gone).
+ */
 export async function readApprovalForDecision(
   runner: SqlRunner,
-  input: { approvalId: string; userId: string; workerSeenSeconds: number },
-): Promise<ApprovalForDecision | undefined> {
-  const [row] = await queryParsed(runner, READ_SQL, [input.approvalId, input.userId, input.workerSeenSeconds], approvalForDecisionRow);
-  return row;
+  input: { approvalId: string; caller: DecisionCaller; workerSeenSeconds: number },
+): Promise<{ caller: AuthenticatedUser; approval: ApprovalForDecision | undefined } | undefined> {
+  const userId = "userId" in input.caller ? input.caller.userId : null;
+  const tokenHash = "tokenHash" in input.caller ? input.caller.tokenHash : null;
+  const [row] = await queryParsed(runner, READ_SQL, [input.approvalId, userId, input.workerSeenSeconds, tokenHash], callerRow);
+  if (!row) return undefined;
+  const caller: AuthenticatedUser = { id: row.callerId, name: row.callerName, role: row.callerRole };
+  if (row.id === null) return { caller, approval: undefined };
+  const approval = approvalForDecisionRow.safeParse(row);
+  if (!approval.success) throw new SqlRowError(READ_SQL, approval.error);
+  return { caller, approval: approval.data };
 }
