@@ -4,7 +4,7 @@
 // death. Never the shared Redis on 6379. `stop()` kills every node and removes the directory.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -52,10 +52,25 @@ async function isFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port p where p and p + 10000 (the cluster bus port) are both free. */
+/**
+ * Where the kernel picks the local ports of outgoing connections (Linux: ip_local_port_range; its
+ * default where that cannot be read). A node's port must stay below it: a port free when checked but
+ * in that range could be taken by any connection of the parallel test files before the node binds
+ * it, and the node then never answers.
+ */
+async function ephemeralPortsStart(): Promise<number> {
+  const range = await readFile("/proc/sys/net/ipv4/ip_local_port_range", "utf8").catch(() => "32768 60999");
+  const start = Number(range.trim().split(/\s+/)[0]);
+  return Number.isInteger(start) && start > 0 ? start : 32768;
+}
+
+/** A port p where p and p + 10000 (the cluster bus port) are both free, both below the ephemeral ports. */
 async function freeClusterPort(taken: Set<number>): Promise<number> {
+  const highest = (await ephemeralPortsStart()) - 10_001;
+  const lowest = 10_000;
+  if (highest <= lowest) throw new Error("no room below the ephemeral port range for a cluster node and its bus port");
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const port = 20_000 + Math.floor(Math.random() * 25_000);
+    const port = lowest + Math.floor(Math.random() * (highest - lowest));
     if (taken.has(port) || taken.has(port + 10_000)) continue;
     if ((await isFree(port)) && (await isFree(port + 10_000))) {
       taken.add(port);
@@ -71,10 +86,20 @@ async function probe(port: number, command: string[]): Promise<string> {
   return stdout.trim();
 }
 
+/** A node's redis-server ended before the cluster formed (its port taken meanwhile, most likely). */
+class NodeExitedError extends Error {
+  constructor(node: ClusterNode) {
+    super(`redis cluster: the node on port ${node.port} exited with code ${node.process.exitCode} before it answered (its port or bus port taken?)`);
+  }
+}
+
 async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await check().catch(() => undefined);
+    const value = await check().catch((error: unknown) => {
+      if (error instanceof NodeExitedError) throw error;
+      return undefined;
+    });
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`redis cluster: ${what} not reached in ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -146,7 +171,17 @@ export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } 
       nodes.push({ port, process: child });
     }
     await Promise.all(
-      nodes.map((node) => waitFor(`node ${node.port} answering`, async () => ((await probe(node.port, ["PING"])) === "PONG" ? true : undefined), 10_000)),
+      nodes.map((node) =>
+        waitFor(
+          `node ${node.port} answering`,
+          async () => {
+            // A node that could not bind its ports has exited: say so now rather than at the deadline.
+            if (node.process.exitCode !== null) throw new NodeExitedError(node);
+            return (await probe(node.port, ["PING"])) === "PONG" ? true : undefined;
+          },
+          10_000,
+        ),
+      ),
     );
     await run("redis-cli", ["--cluster", "create", ...nodes.map((node) => `127.0.0.1:${node.port}`), "--cluster-replicas", "1", "--cluster-yes"], {
       timeout: 30_000,
