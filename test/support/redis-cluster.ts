@@ -64,9 +64,9 @@ async function ephemeralPortsStart(): Promise<number> {
   return Number.isInteger(start) && start > 0 ? start : 32768;
 }
 
-/** A port p where p and p + 10000 (the cluster bus port) are both free, both below the ephemeral ports. */
-async function freeClusterPort(taken: Set<number>): Promise<number> {
-  const highest = (await ephemeralPortsStart()) - 10_001;
+/** A port p where p and p + 10000 (the cluster bus port) are both free, both below `ephemeralStart`. */
+async function freeClusterPort(taken: Set<number>, ephemeralStart: number): Promise<number> {
+  const highest = ephemeralStart - 10_001;
   const lowest = 10_000;
   if (highest <= lowest) throw new Error("no room below the ephemeral port range for a cluster node and its bus port");
   for (let attempt = 0; attempt < 200; attempt += 1) {
@@ -136,8 +136,9 @@ export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } 
     await rm(directory, { recursive: true, force: true });
   };
   try {
+    const ephemeralStart = await ephemeralPortsStart();
     for (let index = 0; index < 6; index += 1) {
-      const port = await freeClusterPort(taken);
+      const port = await freeClusterPort(taken, ephemeralStart);
       const child = spawn(
         "redis-server",
         [

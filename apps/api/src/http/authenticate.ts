@@ -63,7 +63,7 @@ export function authenticate(prisma: PrismaClient, options: AuthenticateOptions 
     // With an Authorization header the query is never read (requestToken): no path to test.
     const allowQueryToken = request.headers.authorization === undefined && mayUseQueryToken(request.path);
     const token = requestToken(request, allowQueryToken);
-    if (token !== undefined && tokenVerifyingRoutes.length > 0 && verifiesTokenItself(request)) {
+    if (token !== undefined && verifiesTokenItself(request)) {
       request.unverifiedToken = token;
       next();
       return;

@@ -100,14 +100,8 @@ export interface DecideApprovalResult {
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const pool = sqlPoolOf(dependencies.prisma);
-  // The caller is admitted once: a read again after a fence conflict belongs to the same request.
-  let admitCaller = input.admitCaller;
   for (let attempt = 1; ; attempt += 1) {
-    const outcome = await attemptDecision(dependencies, pool, input, async (caller) => {
-      const admit = admitCaller;
-      admitCaller = undefined;
-      await admit?.(caller);
-    });
+    const outcome = await attemptDecision(dependencies, pool, input, attempt);
     if (!("changedRunId" in outcome)) return outcome;
     // Something else was committed to the run since the read (another of its approvals decided, a cancel).
     if (attempt >= DECISION_ATTEMPTS) throw new RunStateConflictError(outcome.changedRunId, "the run kept changing meanwhile; fetch it again");
@@ -126,7 +120,7 @@ async function attemptDecision(
   dependencies: DecideApprovalDependencies,
   pool: SqlRunner,
   input: DecideApprovalInput,
-  admitCaller: (caller: AuthenticatedUser) => Promise<void>,
+  attempt: number,
 ): Promise<DecideApprovalResult | { changedRunId: string }> {
   const now = dependencies.clock();
   const read = await readApprovalForDecision(pool, {
@@ -139,7 +133,8 @@ async function attemptDecision(
     throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
   }
   const { caller, approval } = read;
-  await admitCaller(caller);
+  // Once: a read again after a fence conflict belongs to the same request.
+  if (attempt === 1) await input.admitCaller?.(caller);
   if (!approval) throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
   const userId = caller.id;
   const allow = input.decision !== "deny";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
-import { type AuthenticatedUser, USER_ROLES } from "../../users/user.ts";
+import type { AuthenticatedUser } from "../../users/user.ts";
 import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
-import { TOKENS_OF_ENABLED_USERS } from "./user-statements.ts";
+import { authenticatedUserRow, enabledUserOfTokenSql } from "./user-statements.ts";
 
 // A human's decision on an approval (runs/decide-approval.ts): everything it needs read in one
 // statement, then committed by the run's commit statement fenced by the run's last event seq. On the
@@ -29,12 +29,12 @@ const READ_SQL = preparedSql(
   "approval_decision_read",
   `
 WITH caller AS MATERIALIZED (
-  SELECT u.id, u.name, u.role::text AS role FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = $4
+  ${enabledUserOfTokenSql("$4")}
   UNION ALL
   SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = $2 AND $4::text IS NULL
 ),
 a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller))
-SELECT caller.id AS "callerId", caller.name AS "callerName", caller.role AS "callerRole", found.*
+SELECT json_build_object('id', caller.id, 'name', caller.name, 'role', caller.role) AS caller, found.*
 FROM caller LEFT JOIN LATERAL (
 SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
@@ -103,7 +103,8 @@ export type ApprovalForDecision = z.output<typeof approvalForDecisionRow>;
 /** Who decides: a user authenticated already, or the hash of the bearer token the request came with. */
 export type DecisionCaller = { userId: string } | { tokenHash: string };
 
-const callerRow = z.looseObject({ callerId: z.string(), callerName: z.string(), callerRole: z.enum(USER_ROLES), id: z.string().nullable() });
+/** The caller, and the approval's id (null: not theirs, or none); the approval's other columns are parsed when it is there. */
+const callerRow = z.looseObject({ caller: authenticatedUserRow, id: z.string().nullable() });
 
 /**
  * The caller and, if it is theirs, the approval with what a decision needs (see READ_SQL); undefined:
@@ -117,7 +118,7 @@ export async function readApprovalForDecision(
   const tokenHash = "tokenHash" in input.caller ? input.caller.tokenHash : null;
   const [row] = await queryParsed(runner, READ_SQL, [input.approvalId, userId, input.workerSeenSeconds, tokenHash], callerRow);
   if (!row) return undefined;
-  const caller: AuthenticatedUser = { id: row.callerId, name: row.callerName, role: row.callerRole };
+  const { caller } = row;
   if (row.id === null) return { caller, approval: undefined };
   const approval = approvalForDecisionRow.safeParse(row);
   if (!approval.success) throw new SqlRowError(READ_SQL, approval.error);

@@ -5,16 +5,22 @@ import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-
 /** Tokens (`t`) with their enabled users (`u`): the one rule of every authentication, with `t.token_hash = <the hash>`. */
 export const TOKENS_OF_ENABLED_USERS = "api_tokens AS t JOIN users AS u ON u.id = t.user_id AND NOT u.disabled";
 
-/** The enabled user of the token whose hash is $1 (`u`). */
-const ENABLED_USER_OF_TOKEN = `FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = $1`;
+/**
+ * The enabled user (id, name, role) of the token whose hash is `hashParameter`: every authentication's
+ * query, alone here and inside the statements that authenticate their own request (a decision's read).
+ */
+export function enabledUserOfTokenSql(hashParameter: string): string {
+  return `SELECT u.id, u.name, u.role::text AS role FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = ${hashParameter}`;
+}
 
-const USER_BY_TOKEN_SQL = preparedSql("user_by_token", `SELECT u.id, u.name, u.role::text AS role ${ENABLED_USER_OF_TOKEN}`);
+const USER_BY_TOKEN_SQL = preparedSql("user_by_token", enabledUserOfTokenSql("$1"));
 
-const userRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES) });
+/** A row of enabledUserOfTokenSql: the authenticated user. */
+export const authenticatedUserRow = z.object({ id: z.string(), name: z.string(), role: z.enum(USER_ROLES) });
 
 /** The enabled user an API token's hash belongs to; no row: an unknown token or a disabled user. Every request asks this: prepared. */
-export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string): Promise<z.output<typeof userRow> | undefined> {
-  const [row] = await queryParsed(runner, USER_BY_TOKEN_SQL, [tokenHash], userRow);
+export async function selectUserByTokenHash(runner: SqlRunner, tokenHash: string): Promise<z.output<typeof authenticatedUserRow> | undefined> {
+  const [row] = await queryParsed(runner, USER_BY_TOKEN_SQL, [tokenHash], authenticatedUserRow);
   return row;
 }
 
