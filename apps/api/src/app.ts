@@ -47,18 +47,15 @@ export function createApp(dependencies: ApiDependencies): Express {
   const limit = rateLimit({ prisma: dependencies.prisma, redis: dependencies.redis, keyPrefix: dependencies.config.queuePrefix, logger: dependencies.logger });
   app.use("/api", limit.handler);
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
-  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated", { countRequest: limit.count }));
+  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated", { admitUser: limit.admit }));
   app.use(whenFirstSegmentIs([leadingSegments(QUEUE_BOARD_PATH, 1)], queueBoard(dependencies), { caseSensitive: false }));
 
   app.use(notFoundHandler());
   app.use(
     errorHandler({
       probeDependencies: () => unreachableDependencies(dependencies),
-      verifyUnverifiedCaller: async (request, response) => {
-        const user = await authenticateToken(dependencies.prisma, request.unverifiedToken);
-        request.user = user;
-        await limit.count(user, response);
-      },
+      verifyUnverifiedCaller: async (request, response) =>
+        limit.admit(request, response, await authenticateToken(dependencies.prisma, request.unverifiedToken)),
     }),
   );
   return app;

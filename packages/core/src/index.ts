@@ -25,7 +25,7 @@ export { listChatApprovals, listChatGrants, revokeChatGrant } from "./chats/chat
 export { type ChatPage, type ChatSummaryView, listChats } from "./chats/list-chats.ts";
 export { listChatRuns } from "./chats/list-chat-runs.ts";
 export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pending-approvals.ts";
-export { type AuthenticatedUser, isAdmin, USER_ROLES, userNameSchema } from "./users/user.ts";
+export { type AuthenticatedUser, isAdmin, type RequestCaller, USER_ROLES, userNameSchema } from "./users/user.ts";
 export { createUser, findUserByToken } from "./users/user-store.ts";
 export { hashApiToken } from "./users/api-token.ts";
 export { UnauthorizedError } from "./users/user-errors.ts";

@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import type { AuthenticatedUser } from "@agentq/core";
+import type { AuthenticatedUser, RequestCaller } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 
 // A route of the API declared once: what express installs (validation, access, the handler) and
@@ -58,7 +58,7 @@ export interface RouteContext<Params, Query, Body> {
    * Who calls: the user `authenticate` found, or, on a `verifiesToken` route, the hash of the bearer
    * token (users/api-token.ts) for the handler's first statement to find its user by.
    */
-  readonly caller: { userId: string } | { tokenHash: string };
+  readonly caller: RequestCaller;
   /**
    * A `verifiesToken` route calls this with the user its first statement found, before it writes
    * anything: from then on the request's `user`, and counted against their rate limit (429 over it).

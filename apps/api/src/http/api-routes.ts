@@ -1,8 +1,7 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
-import { type AuthenticatedUser, hashApiToken } from "@agentq/core";
-import type { Response as ExpressResponse } from "express";
+import { type AuthenticatedUser, hashApiToken, type RequestCaller } from "@agentq/core";
 import type { ApiDependencies } from "../api-dependencies.ts";
 import { errorResponseSchema } from "../schemas/error-schemas.ts";
 import { ANSWERED, type ApiRoute, type ErrorStatus, pathParameterNames, type RouteContext, toOpenApiPath } from "./api-route.ts";
@@ -22,6 +21,14 @@ export interface ApiRouteGroup {
 export const BEARER_SCHEME = "bearer";
 export const QUERY_TOKEN_SCHEME = "queryToken";
 
+export interface InstallRoutesOptions {
+  /**
+   * Makes a user the request's and counts it against their rate limit (http/rate-limit.ts `admit`):
+   * what `admitCaller` does for a `verifiesToken` route. Default: the user set, nothing counted.
+   */
+  admitUser?: (request: Request, response: Response, user: AuthenticatedUser) => Promise<void>;
+}
+
 /**
  * Installs the routes of `groups` with the given access: access check, then the path parameters,
  * query and body validated with the route's schemas (`parseRequest`: 400 naming the field), then
@@ -33,18 +40,17 @@ export const QUERY_TOKEN_SCHEME = "queryToken";
  * hands it on at the next turn of the event loop. Each router is a plain `Router()`, matching as the
  * single router did (case ignored, trailing slash allowed), so the keys ignore case too.
  */
-export interface InstallRoutesOptions {
-  /** Counts a request against its user's rate limit (http/rate-limit.ts): what `admitCaller` does for a `verifiesToken` route. */
-  countRequest?: (user: AuthenticatedUser, response: ExpressResponse) => Promise<void>;
-}
-
 export function installRoutes(
   groups: readonly ApiRouteGroup[],
   dependencies: ApiDependencies,
   access: "public" | "authenticated",
   options: InstallRoutesOptions = {},
 ): DispatchingHandler {
-  const countRequest = options.countRequest ?? (async () => undefined);
+  const admitUser =
+    options.admitUser ??
+    (async (request: Request, _response: Response, user: AuthenticatedUser) => {
+      request.user = user;
+    });
   const routers = new Map<string, Router>();
   for (const route of groups.flatMap((group) => group.routes)) {
     if ((route.access === "public") !== (access === "public")) continue;
@@ -54,7 +60,7 @@ export function installRoutes(
       const params = parseRequest(paramsSchema, joinedParameters(request.params), "path") as Record<string, string>;
       const query = route.query === undefined ? undefined : parseRequest(route.query, request.query, "query");
       const body = route.body === undefined ? undefined : parseRequest(route.body, request.body, "request body", { nulAllowedIn: route.nulAllowedIn });
-      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body, countRequest));
+      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body, admitUser));
       if (reply === ANSWERED) return;
       if (reply.body === undefined) response.status(reply.status).end();
       else response.status(reply.status).json(reply.body);
@@ -87,7 +93,7 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
     readonly params: Record<string, string>,
     readonly query: unknown,
     readonly body: unknown,
-    private readonly countRequest: (user: AuthenticatedUser, response: ExpressResponse) => Promise<void>,
+    private readonly admitUser: (request: Request, response: Response, user: AuthenticatedUser) => Promise<void>,
   ) {}
 
   /** Read only if the handler asks: on a public route there is no caller, and asking is a 401. */
@@ -95,7 +101,7 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
     return currentUser(this.request);
   }
 
-  get caller(): { userId: string } | { tokenHash: string } {
+  get caller(): RequestCaller {
     const { user, unverifiedToken } = this.request;
     if (user === undefined && unverifiedToken !== undefined) return { tokenHash: hashApiToken(unverifiedToken) };
     return { userId: currentUser(this.request).id };
@@ -104,9 +110,7 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
   /** A function of its own (handlers destructure the context), made only for the handler that asks. */
   get admitCaller(): (user: AuthenticatedUser) => Promise<void> {
     return async (user) => {
-      if (this.request.user !== undefined) return;
-      this.request.user = user;
-      await this.countRequest(user, this.response);
+      if (this.request.user === undefined) await this.admitUser(this.request, this.response, user);
     };
   }
 }

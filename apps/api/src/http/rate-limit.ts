@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import { AgentqError, type AuthenticatedUser, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
 import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
@@ -26,12 +26,16 @@ export interface RateLimitOptions {
 export interface RateLimit {
   /**
    * Counts every authenticated /api request against its user's limit, before the route. A request
-   * whose token its route verifies itself (`unverifiedToken`) is counted by the route, with `count`,
-   * once its statement found the user and before it writes anything (api-routes.ts).
+   * whose token its route verifies itself (`unverifiedToken`) is admitted by the route, with `admit`,
+   * once its statement found the user and before it writes anything (api-routes.ts), or by the error
+   * handler when it failed before that.
    */
   handler: RequestHandler;
-  /** Counts one request of `user`: AgentqError `rate_limited` (429, `Retry-After` set) over the limit. */
-  count(user: AuthenticatedUser, response: Response): Promise<void>;
+  /**
+   * Makes `user` the request's user (found by a route's own statement) and counts the request against
+   * their limit: AgentqError `rate_limited` (429, `Retry-After` set) over it.
+   */
+  admit(request: Request, response: Response, user: AuthenticatedUser): Promise<void>;
 }
 
 /**
@@ -88,7 +92,10 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
   };
 
   return {
-    count,
+    async admit(request, response, user) {
+      request.user = user;
+      await count(user, response);
+    },
     handler: async (request, response, next) => {
       if (request.user === undefined && request.unverifiedToken !== undefined) return next();
       await count(currentUser(request), response);

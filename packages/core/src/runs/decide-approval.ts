@@ -10,8 +10,8 @@ import { isTerminal, RunStatus } from "./run-status.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
-import { type DecisionCaller, readApprovalForDecision } from "../store/statements/approval-statements.ts";
-import type { AuthenticatedUser } from "../users/user.ts";
+import { readApprovalForDecision } from "../store/statements/approval-statements.ts";
+import type { AuthenticatedUser, RequestCaller } from "../users/user.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
@@ -50,7 +50,7 @@ export interface DecideApprovalInput {
    * (users/api-token.ts): then the decision's first statement is the authentication too, and a token
    * that does not work is UnauthorizedError with nothing read or written.
    */
-  caller: DecisionCaller;
+  caller: RequestCaller;
   /**
    * Called with the caller once the first statement found them, before anything is written (the API
    * counts the request against the caller's rate limit there). Throwing stops the decision.

@@ -10,6 +10,13 @@ export interface AuthenticatedUser {
   role: UserRole;
 }
 
+/**
+ * Who a request comes from, as a statement that finds its user is given it: a user authenticated
+ * already, or the hash of the request's bearer token (users/api-token.ts) for a statement that is the
+ * request's authentication too (a decision's read).
+ */
+export type RequestCaller = { userId: string } | { tokenHash: string };
+
 /** User names appear in logs and URLs: keep them short and plain. */
 export const userNameSchema = z
   .string()

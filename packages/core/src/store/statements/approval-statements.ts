@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
-import type { AuthenticatedUser } from "../../users/user.ts";
+import type { AuthenticatedUser, RequestCaller } from "../../users/user.ts";
 import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
 import { authenticatedUserRow, enabledUserOfTokenSql } from "./user-statements.ts";
 
@@ -100,9 +100,6 @@ const approvalForDecisionRow = z.object({
 
 export type ApprovalForDecision = z.output<typeof approvalForDecisionRow>;
 
-/** Who decides: a user authenticated already, or the hash of the bearer token the request came with. */
-export type DecisionCaller = { userId: string } | { tokenHash: string };
-
 /** The caller, and the approval's id (null: not theirs, or none); the approval's other columns are parsed when it is there. */
 const callerRow = z.looseObject({ caller: authenticatedUserRow, id: z.string().nullable() });
 
@@ -112,7 +109,7 @@ const callerRow = z.looseObject({ caller: authenticatedUserRow, id: z.string().n
  */
 export async function readApprovalForDecision(
   runner: SqlRunner,
-  input: { approvalId: string; caller: DecisionCaller; workerSeenSeconds: number },
+  input: { approvalId: string; caller: RequestCaller; workerSeenSeconds: number },
 ): Promise<{ caller: AuthenticatedUser; approval: ApprovalForDecision | undefined } | undefined> {
   const userId = "userId" in input.caller ? input.caller.userId : null;
   const tokenHash = "tokenHash" in input.caller ? input.caller.tokenHash : null;
