@@ -40,7 +40,7 @@ const TOOLS = process.env.BENCH_TOOLS === "all" ? undefined : (process.env.BENCH
 const runBody = (input: string) => (TOOLS ? { input, tools: TOOLS } : { input });
 
 interface Follower {
-  onEvent(runId: string, event: { seq: number; type: string; data: Record<string, unknown> }): void;
+  onEvent(runId: string, event: { seq: number; type: string; at: string; data: Record<string, unknown> }): void;
 }
 
 async function connect(stack: BenchStack, follower: Follower): Promise<WebSocket> {
@@ -195,8 +195,11 @@ async function runTimeline(stack: BenchStack, runIds: readonly string[]): Promis
 
 /**
  * W2: read_file a.txt → write_file b.txt (the read tainted the run, so the write pauses) → answer.
- * A client decides allow_task as soon as approval.required arrives; resume latency is the time from
- * sending that decision to the write's tool.completed on the WebSocket.
+ * A client decides allow_task as soon as approval.required arrives. Two resume latencies from sending
+ * that decision: to the write executed (`resume_executed_ms`: its tool.completed's `at`, which the worker
+ * stamps as it commits the result the handler returned; the peer harness's end point, "write_note
+ * executed", and as this machine's clock, which the bench shares) and to that event received on the
+ * WebSocket (`resume_latency_ms`: one commit and the delivery to the client more).
  */
 async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string, unknown>> {
   const workspace = await post(stack, "/api/workspaces", { name: "bench" });
@@ -207,6 +210,7 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
   const decidedWallClock = new Map<string, number>();
   const completedWallClock = new Map<string, number>();
   const resumeLatencies: number[] = [];
+  const executedLatencies: number[] = [];
   let failed = 0;
   const socket = await connect(stack, {
     onEvent(runId, event) {
@@ -221,6 +225,7 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
         });
       } else if (event.type === "tool.completed" && event.data.tool === "write_file" && decidedAt.has(runId)) {
         resumeLatencies.push(performance.now() - decidedAt.get(runId)!);
+        executedLatencies.push(Date.parse(event.at) - decidedWallClock.get(runId)!);
         completedWallClock.set(runId, Date.now());
       } else if (event.type === "run.completed" || event.type === "run.failed") {
         if (event.type === "run.failed") failed += 1;
@@ -246,6 +251,7 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
   const cpuMsPerRun = cpu(runs);
   socket.close();
   resumeLatencies.sort((a, b) => a - b);
+  executedLatencies.sort((a, b) => a - b);
   return {
     workload: "W2",
     runs,
@@ -253,6 +259,7 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
     failed,
     runs_per_s: round(runs / elapsedSeconds),
     resume_latency_ms: { p50: round(percentile(resumeLatencies, 0.5)), p99: round(percentile(resumeLatencies, 0.99)) },
+    resume_executed_ms: { p50: round(percentile(executedLatencies, 0.5)), p99: round(percentile(executedLatencies, 0.99)) },
     api_peak_rss_mb: peakRssMb(stack.api),
     worker_peak_rss_mb: peakRssMb(stack.worker),
     cpu_ms_per_run: cpuMsPerRun,

@@ -5,8 +5,10 @@
 /** What one run of a side measured in one workload (null: that side does not report it). */
 export interface SideFigures {
   runsPerSecond: number;
-  /** W2: the decision → tool.completed latency p50, ms. */
+  /** W2: the decision → the approved call executed, p50, ms (the peer harness's end point: "write_note executed"). */
   resumeP50Ms: number | null;
+  /** W2, agentq: the decision → that call's tool.completed received by the client on the WebSocket, p50, ms (a peer has no client: null). */
+  resumeDeliveredP50Ms: number | null;
   /** Peak RSS of each process of the side, MB (agentq: API and worker; a peer: its one process). */
   peakRssMb: number[];
   failed: number;
@@ -28,6 +30,7 @@ export interface WorkloadSummary {
   medianRatio: number;
   agentqResumeP50Ms: number[];
   peerResumeP50Ms: number[];
+  agentqResumeDeliveredP50Ms: number[];
   agentqPeakRssMb: number;
   peerPeakRssMb: number;
   failed: { agentq: number; peer: number };
@@ -49,6 +52,7 @@ export function summarizeSeries(rounds: readonly SeriesRound[]): WorkloadSummary
     const ofWorkload = rounds.filter((entry) => entry.workload === workload);
     const ratios = ofWorkload.map((entry) => round2(entry.agentq.runsPerSecond / entry.peer.runsPerSecond));
     const resumes = (side: "agentq" | "peer") => ofWorkload.flatMap((entry) => (entry[side].resumeP50Ms === null ? [] : [entry[side].resumeP50Ms]));
+    const delivered = ofWorkload.flatMap((entry) => (entry.agentq.resumeDeliveredP50Ms === null ? [] : [entry.agentq.resumeDeliveredP50Ms]));
     const peakRss = (side: "agentq" | "peer") => Math.max(0, ...ofWorkload.flatMap((entry) => entry[side].peakRssMb));
     const failed = (side: "agentq" | "peer") => ofWorkload.reduce((sum, entry) => sum + entry[side].failed, 0);
     return {
@@ -60,6 +64,7 @@ export function summarizeSeries(rounds: readonly SeriesRound[]): WorkloadSummary
       medianRatio: round2(median(ratios)),
       agentqResumeP50Ms: resumes("agentq"),
       peerResumeP50Ms: resumes("peer"),
+      agentqResumeDeliveredP50Ms: delivered,
       agentqPeakRssMb: peakRss("agentq"),
       peerPeakRssMb: peakRss("peer"),
       failed: { agentq: failed("agentq"), peer: failed("peer") },
@@ -71,12 +76,15 @@ const list = (values: readonly number[]) => values.map((value) => String(Math.ro
 
 /** The summaries as a Markdown table (one row a side and workload) and a line of ratios a workload. */
 export function seriesMarkdown(summaries: readonly WorkloadSummary[], peerName: string): string {
-  const lines = ["| workload | side | runs/s (median) | resume p50, ms (median) | peak RSS, MB | failed |", "| --- | --- | --- | --- | --- | --- |"];
+  const lines = [
+    "| workload | side | runs/s (median) | resume p50 to the call executed, ms (median) | to the client, ms (median) | peak RSS, MB | failed |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
   for (const summary of summaries) {
     const resume = (values: number[]) => (values.length === 0 ? "–" : `${list(values)} (${Math.round(median(values))})`);
     lines.push(
-      `| ${summary.workload} | agentq | ${list(summary.agentqRunsPerSecond)} (${round2(median(summary.agentqRunsPerSecond))}) | ${resume(summary.agentqResumeP50Ms)} | ${summary.agentqPeakRssMb} | ${summary.failed.agentq} |`,
-      `| ${summary.workload} | ${peerName} | ${list(summary.peerRunsPerSecond)} (${round2(median(summary.peerRunsPerSecond))}) | ${resume(summary.peerResumeP50Ms)} | ${summary.peerPeakRssMb} | ${summary.failed.peer} |`,
+      `| ${summary.workload} | agentq | ${list(summary.agentqRunsPerSecond)} (${round2(median(summary.agentqRunsPerSecond))}) | ${resume(summary.agentqResumeP50Ms)} | ${resume(summary.agentqResumeDeliveredP50Ms)} | ${summary.agentqPeakRssMb} | ${summary.failed.agentq} |`,
+      `| ${summary.workload} | ${peerName} | ${list(summary.peerRunsPerSecond)} (${round2(median(summary.peerRunsPerSecond))}) | ${resume(summary.peerResumeP50Ms)} | – | ${summary.peerPeakRssMb} | ${summary.failed.peer} |`,
     );
   }
   lines.push("");

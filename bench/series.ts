@@ -42,6 +42,7 @@ const agentqFigures = z.object({
   runs_per_s: z.number(),
   failed: z.number(),
   resume_latency_ms: z.object({ p50: z.number() }).optional(),
+  resume_executed_ms: z.object({ p50: z.number() }).optional(),
   api_peak_rss_mb: z.number().nullable(),
   worker_peak_rss_mb: z.number().nullable(),
 });
@@ -82,7 +83,9 @@ async function agentqRound(workload: string): Promise<SideFigures> {
   const figures = agentqFigures.parse(json);
   return {
     runsPerSecond: figures.runs_per_s,
-    resumeP50Ms: figures.resume_latency_ms?.p50 ?? null,
+    // Like for like with the peer, which stamps its tool's execution; the delivery to the client beside it.
+    resumeP50Ms: figures.resume_executed_ms?.p50 ?? null,
+    resumeDeliveredP50Ms: figures.resume_latency_ms?.p50 ?? null,
     peakRssMb: [figures.api_peak_rss_mb, figures.worker_peak_rss_mb].filter((value): value is number => value !== null),
     failed: figures.failed,
   };
@@ -97,6 +100,7 @@ async function peerRound(workload: string): Promise<SideFigures> {
   return {
     runsPerSecond: figures.runsPerSec,
     resumeP50Ms: figures.resumeLatencyMs?.p50 ?? null,
+    resumeDeliveredP50Ms: null,
     peakRssMb: figures.maxRssMB === undefined ? [] : [figures.maxRssMB],
     failed: figures.failed,
   };
