@@ -18,6 +18,13 @@ import { waitUntil } from "./support/wait-until.ts";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 /** Requests the failover test sends while the queue's slot has no master, before letting a replica take over. */
 const REQUESTS_WITHOUT_MASTER = 10;
+/**
+ * How long a run's creation may take while the slot has no master. The API's deadlines bound it at two
+ * enqueue timeouts of 2 s (its admission round's and the round's before it: core/runs/admission-rounds.ts)
+ * plus its statements; the rest is room for a 2-core machine running the whole suite (5.6 s was seen on a
+ * slow one, against 5 s allowed before).
+ */
+const ANSWER_WITHOUT_MASTER_MS = 8000;
 
 /** Starts the API's main.ts with `environment` and collects what it prints until it exits. */
 function bootApi(environment: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -240,7 +247,7 @@ describe("agentq on a Redis Cluster", () => {
     const answers = await Promise.all(requests);
     expect(answers.length).toBeGreaterThan(5);
     expect(answers.filter(({ status }) => status !== 202 && status !== 503)).toEqual([]);
-    expect(Math.max(...answers.map(({ ms }) => ms))).toBeLessThan(5000);
+    expect(Math.max(...answers.map(({ ms }) => ms))).toBeLessThan(ANSWER_WITHOUT_MASTER_MS);
     expect([202, 503]).toContain((await decision).status);
     const created = answers.map(({ runId }) => runId).filter((runId): runId is string => runId !== undefined);
     expect(created).toHaveLength(answers.length);
