@@ -51,8 +51,12 @@ export function summarizeSeries(rounds: readonly SeriesRound[]): WorkloadSummary
   return workloads.map((workload) => {
     const ofWorkload = rounds.filter((entry) => entry.workload === workload);
     const ratios = ofWorkload.map((entry) => round2(entry.agentq.runsPerSecond / entry.peer.runsPerSecond));
-    const resumes = (side: "agentq" | "peer") => ofWorkload.flatMap((entry) => (entry[side].resumeP50Ms === null ? [] : [entry[side].resumeP50Ms]));
-    const delivered = ofWorkload.flatMap((entry) => (entry.agentq.resumeDeliveredP50Ms === null ? [] : [entry.agentq.resumeDeliveredP50Ms]));
+    // The rounds' figures of one kind, leaving out those a side does not report.
+    const reported = (figure: (entry: SeriesRound) => number | null) =>
+      ofWorkload.flatMap((entry) => {
+        const value = figure(entry);
+        return value === null ? [] : [value];
+      });
     const peakRss = (side: "agentq" | "peer") => Math.max(0, ...ofWorkload.flatMap((entry) => entry[side].peakRssMb));
     const failed = (side: "agentq" | "peer") => ofWorkload.reduce((sum, entry) => sum + entry[side].failed, 0);
     return {
@@ -62,9 +66,9 @@ export function summarizeSeries(rounds: readonly SeriesRound[]): WorkloadSummary
       peerRunsPerSecond: ofWorkload.map((entry) => entry.peer.runsPerSecond),
       ratios,
       medianRatio: round2(median(ratios)),
-      agentqResumeP50Ms: resumes("agentq"),
-      peerResumeP50Ms: resumes("peer"),
-      agentqResumeDeliveredP50Ms: delivered,
+      agentqResumeP50Ms: reported((entry) => entry.agentq.resumeP50Ms),
+      peerResumeP50Ms: reported((entry) => entry.peer.resumeP50Ms),
+      agentqResumeDeliveredP50Ms: reported((entry) => entry.agentq.resumeDeliveredP50Ms),
       agentqPeakRssMb: peakRss("agentq"),
       peerPeakRssMb: peakRss("peer"),
       failed: { agentq: failed("agentq"), peer: failed("peer") },
