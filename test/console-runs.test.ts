@@ -4,6 +4,7 @@ import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
 import { userRunsChannel } from "@agentq/queue";
+import { signIn } from "./support/browser.ts";
 import { useConsoleSession } from "./support/console-session.ts";
 import { createTestRedis } from "./support/redis.ts";
 import type { TestStack } from "./support/test-stack.ts";
@@ -86,7 +87,9 @@ function approvalCard(page: Page, tool: string) {
 describe("the web console", () => {
   it("signs in, creates a chat on a workspace, and streams the answer of a run as it is written", async () => {
     await createWorkspace("streaming-ws");
-    const page = await open();
+    // Through the sign-in form, as a person does (the other tests open the console signed in).
+    const { page } = await session.openPage();
+    await signIn(page, stack.url, stack.api.adminToken);
     const chatId = await newChat(page, "Streaming", "streaming-ws");
     const chat = await stack.request("GET", `/api/chats/${chatId}`);
     expect(chat.body.title).toBe("Streaming");

@@ -19,11 +19,16 @@ export default defineConfig({
       checks: { bundlerTimings: false },
       output: {
         // Libraries change less often than the console: separate files stay cached across releases.
+        // The sign-in form needs only the entry, `react` and `vendor` (and small files the entry shares
+        // with the pages): react-router comes with the signed-in console (router.tsx), markdown-it
+        // with the pages that render Markdown, and a library that only some pages use (`$initial`
+        // keeps it out of `vendor`) with those pages.
         codeSplitting: {
           groups: [
-            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/ },
+            { name: "react", test: /node_modules[\\/](react|react-dom|scheduler)[\\/]/ },
+            { name: "react-router", test: /node_modules[\\/](react-router|cookie|set-cookie-parser)[\\/]/ },
             { name: "markdown", test: /node_modules[\\/](markdown-it|entities|linkify-it|mdurl|uc\.micro|punycode\.js)[\\/]/ },
-            { name: "vendor", test: /node_modules[\\/]/ },
+            { name: "vendor", test: /node_modules[\\/]/, tags: ["$initial"] },
           ],
         },
       },

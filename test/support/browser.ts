@@ -37,11 +37,19 @@ export interface ConsolePage {
   consoleErrors: string[];
 }
 
-/** A fresh browser context (its own sessionStorage) with one page, watched for dialogs and errors. */
+/** A fresh browser context (its own sessionStorage and cache) with one page, watched for dialogs and errors. */
 export async function openConsolePage(browser: Browser, options: { width?: number; height?: number } = {}): Promise<ConsolePage> {
   const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 } });
-  const page = await context.newPage();
-  const watched: ConsolePage = { page, context, dialogs: [], pageErrors: [], consoleErrors: [] };
+  return watchPage(await context.newPage());
+}
+
+/** A new page in an existing context, watched for dialogs and errors. */
+export async function openPageIn(context: BrowserContext): Promise<ConsolePage> {
+  return watchPage(await context.newPage());
+}
+
+function watchPage(page: Page): ConsolePage {
+  const watched: ConsolePage = { page, context: page.context(), dialogs: [], pageErrors: [], consoleErrors: [] };
   page.on("dialog", (dialog) => {
     watched.dialogs.push(dialog.message());
     void dialog.dismiss();
@@ -53,11 +61,34 @@ export async function openConsolePage(browser: Browser, options: { width?: numbe
   return watched;
 }
 
-/** Opens the console at the API's `/` (which redirects) and signs in with the token. */
+/** Opens the console at the API's `/` (which redirects) and signs in with the token through the sign-in form. */
 export async function signIn(page: Page, baseUrl: string, token: string): Promise<void> {
   await page.goto(`${baseUrl}/`);
   await page.getByLabel("API token").fill(token);
   await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+/** Where the console keeps its token (apps/console/src/api/token-store.ts). */
+const TOKEN_STORAGE_KEY = "agentq.token";
+
+/**
+ * Opens the console at the API's `/` already signed in: the token is put where the console reads it
+ * (the tab's sessionStorage, emptied of anything an earlier visit left) before its scripts run, as
+ * when a signed-in person reloads the tab. Skips the sign-in form and the script it needs; the tests
+ * of that form use signIn.
+ */
+export async function openSignedIn(page: Page, baseUrl: string, token: string): Promise<void> {
+  // A string, as the other page scripts here: the tests are type-checked without the DOM's types.
+  const seed = await page.addInitScript({
+    content: `sessionStorage.clear(); sessionStorage.setItem(${JSON.stringify(TOKEN_STORAGE_KEY)}, ${JSON.stringify(token)});`,
+  });
+  try {
+    await page.goto(`${baseUrl}/`);
+  } finally {
+    // Only this load is seeded: a reload later in the test keeps what the console stored since.
+    await seed.dispose();
+  }
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 

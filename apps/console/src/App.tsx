@@ -1,9 +1,13 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { RouterProvider } from "react-router/dom";
+import { lazy, Suspense } from "react";
 import { ApiError } from "./api/api-error.ts";
 import { useToken } from "./api/use-session.ts";
+import { Loading } from "./components/Loading/Loading.tsx";
 import { SignInPage } from "./pages/SignInPage/SignInPage.tsx";
-import { router } from "./router.tsx";
+
+// The sign-in form is all a signed-out visit needs: the router, the shell and the pages are fetched
+// and compiled once there is a token (router.tsx splits each page into a file of its own).
+const ConsoleRouter = lazy(() => import("./router.tsx").then((module) => ({ default: module.ConsoleRouter })));
 
 function shouldRetry(failureCount: number, error: unknown): boolean {
   // A 4xx will answer the same again; an outage or a network error may pass.
@@ -24,7 +28,11 @@ function SignedInOrNot() {
   // Signed out (or the token was refused): the sign-in page replaces the app at the same URL,
   // so signing in continues where the person was going.
   if (token === null) return <SignInPage />;
-  return <RouterProvider router={router} />;
+  return (
+    <Suspense fallback={<Loading label="Loading the console…" />}>
+      <ConsoleRouter />
+    </Suspense>
+  );
 }
 
 export function App() {

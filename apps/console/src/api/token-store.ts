@@ -1,6 +1,8 @@
 // The API token lives in sessionStorage only: it is gone when the tab closes, and it never goes
 // into a URL the person sees or shares (the WebSocket URL is built in code, see use-run-events.ts).
 
+// The browser tests open the console signed in by putting a token under this key before the console
+// loads (test/support/browser.ts, openSignedIn).
 const STORAGE_KEY = "agentq.token";
 
 type Listener = (token: string | null) => void;

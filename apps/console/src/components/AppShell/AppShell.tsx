@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { Suspense, useEffect, useState } from "react";
 import { NavLink, Outlet, useLocation } from "react-router";
 import { usePendingApprovals } from "../../api/use-approvals.ts";
 import { useMe } from "../../api/use-me.ts";
@@ -9,6 +9,7 @@ import { Badge } from "../Badge/Badge.tsx";
 import { Button } from "../Button/Button.tsx";
 import { ErrorBoundary } from "../ErrorBoundary/ErrorBoundary.tsx";
 import { Icon, type IconName } from "../Icon/Icon.tsx";
+import { Loading } from "../Loading/Loading.tsx";
 import styles from "./AppShell.module.css";
 
 interface NavItem {
@@ -106,7 +107,10 @@ export function AppShell() {
       {menuOpen && <button type="button" tabIndex={-1} aria-hidden="true" className={styles.scrim} onClick={() => setMenuOpen(false)} />}
       <main id="main" className={styles.main} tabIndex={-1}>
         <ErrorBoundary key={location.pathname}>
-          <Outlet />
+          {/* Each page is a file of its own (router.tsx), fetched the first time it is shown. */}
+          <Suspense fallback={<Loading label="Loading the page…" />}>
+            <Outlet />
+          </Suspense>
         </ErrorBoundary>
       </main>
     </div>

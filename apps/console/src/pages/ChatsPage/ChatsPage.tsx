@@ -1,6 +1,8 @@
+import { Suspense } from "react";
 import { Outlet, useParams } from "react-router";
 import { ChatList } from "../../components/ChatList/ChatList.tsx";
 import { EmptyState } from "../../components/EmptyState/EmptyState.tsx";
+import { Loading } from "../../components/Loading/Loading.tsx";
 import { classNames } from "../../lib/class-names.ts";
 import styles from "./ChatsPage.module.css";
 
@@ -11,7 +13,10 @@ export function ChatsPage() {
     <div className={classNames(styles.page, chatId !== undefined && styles.chatOpen)}>
       <ChatList className={styles.list} />
       <div className={styles.content}>
-        <Outlet />
+        {/* The open chat's page loads on its own, beside the list that is already there. */}
+        <Suspense fallback={<Loading label="Loading the chat…" />}>
+          <Outlet />
+        </Suspense>
       </div>
     </div>
   );
