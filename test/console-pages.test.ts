@@ -101,6 +101,24 @@ describe("workspaces", () => {
   });
 });
 
+describe("a page whose file cannot be fetched", () => {
+  it("says to reload the page instead of going blank, keeps the navigation, and the reload brings the page", async () => {
+    const page = await open();
+    // As in a tab opened before the console was updated: the Tools page's file is no longer there.
+    const pageFile = "**/console/assets/ToolsPage-*.js";
+    await page.route(pageFile, (route) => route.abort());
+    await navigate(page, "Tools");
+    const alert = page.getByRole("alert");
+    await alert.getByText("could not be loaded", { exact: false }).waitFor();
+    // Trying again in the same tab cannot fetch it (the browser keeps the failed import): no such button.
+    expect(await alert.getByRole("button", { name: "Try again" }).count()).toBe(0);
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Chats" }).waitFor();
+    await page.unroute(pageFile);
+    await alert.getByRole("button", { name: "Reload the page" }).click();
+    await page.getByRole("list", { name: "Offered tools" }).waitFor();
+  });
+});
+
 describe("tools", () => {
   it("lists what a run with the chosen switches would be offered", async () => {
     // Not an admin: an admin's runs are also offered the admin tools, whatever the switches.

@@ -3,6 +3,7 @@ import { createBrowserRouter, Navigate, useRouteError } from "react-router";
 import { RouterProvider } from "react-router/dom";
 import { AppShell } from "./components/AppShell/AppShell.tsx";
 import { PageError } from "./components/ErrorBoundary/ErrorBoundary.tsx";
+import { loadCode } from "./lib/load-code.ts";
 
 /**
  * A page loaded from its own file the first time it is shown: signing in, and each page, fetch and
@@ -10,7 +11,7 @@ import { PageError } from "./components/ErrorBoundary/ErrorBoundary.tsx";
  * only). Meanwhile the Suspense boundaries in AppShell and ChatsPage show a loading status.
  */
 function lazyPage<Props extends object>(load: () => Promise<ComponentType<Props>>) {
-  return lazy(async () => ({ default: await load() }));
+  return lazy(async () => ({ default: await loadCode(load) }));
 }
 
 const AdminPage = lazyPage(() => import("./pages/AdminPage/AdminPage.tsx").then((module) => module.AdminPage));
