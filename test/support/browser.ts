@@ -37,9 +37,14 @@ export interface ConsolePage {
   consoleErrors: string[];
 }
 
+/** The window size the console's tests use unless one asks for another. */
+export function viewportOf(options: { width?: number; height?: number }): { width: number; height: number } {
+  return { width: options.width ?? 1280, height: options.height ?? 800 };
+}
+
 /** A fresh browser context (its own sessionStorage and cache) with one page, watched for dialogs and errors. */
 export async function openConsolePage(browser: Browser, options: { width?: number; height?: number } = {}): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 } });
+  const context = await browser.newContext({ viewport: viewportOf(options) });
   return watchPage(await context.newPage());
 }
 

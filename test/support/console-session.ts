@@ -3,7 +3,7 @@
 // console's own Content-Security-Policy had to refuse.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
-import { type ConsolePage, launchBrowser, openConsolePage, openPageIn, openSignedIn } from "./browser.ts";
+import { type ConsolePage, launchBrowser, openConsolePage, openPageIn, openSignedIn, viewportOf } from "./browser.ts";
 import { startTestStack, type TestStack, type TestStackOptions } from "./test-stack.ts";
 
 export interface ConsoleSession {
@@ -91,7 +91,7 @@ export function useConsoleSession(stackOptions: () => TestStackOptions | Promise
       watched.pageErrors.splice(0);
       watched.consoleErrors.splice(0);
       opened.push({ watched, reuse: true });
-      await watched.page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 800 });
+      await watched.page.setViewportSize(viewportOf(options));
       await openSignedIn(watched.page, session.stack.url, token ?? session.stack.api.adminToken);
       return watched.page;
     },

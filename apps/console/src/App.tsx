@@ -1,15 +1,15 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
+import { Suspense } from "react";
 import { ApiError } from "./api/api-error.ts";
 import { useToken } from "./api/use-session.ts";
 import { ErrorBoundary } from "./components/ErrorBoundary/ErrorBoundary.tsx";
 import { Loading } from "./components/Loading/Loading.tsx";
-import { loadCode } from "./lib/load-code.ts";
+import { lazyComponent } from "./lib/load-code.ts";
 import { SignInPage } from "./pages/SignInPage/SignInPage.tsx";
 
 // The sign-in form is all a signed-out visit needs: the router, the shell and the pages are fetched
 // and compiled once there is a token (router.tsx splits each page into a file of its own).
-const ConsoleRouter = lazy(() => loadCode(() => import("./router.tsx")).then((module) => ({ default: module.ConsoleRouter })));
+const ConsoleRouter = lazyComponent(() => import("./router.tsx").then((module) => module.ConsoleRouter));
 
 function shouldRetry(failureCount: number, error: unknown): boolean {
   // A 4xx will answer the same again; an outage or a network error may pass.

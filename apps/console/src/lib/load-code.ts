@@ -1,3 +1,5 @@
+import { type ComponentType, type LazyExoticComponent, lazy } from "react";
+
 /**
  * A part of the console whose file could not be fetched. Usually the console was updated since the
  * tab was opened (its files are named after their content, so the old ones are gone), or the network
@@ -20,4 +22,12 @@ export async function loadCode<Module>(load: () => Promise<Module>): Promise<Mod
   } catch (error) {
     throw new CodeLoadError(error);
   }
+}
+
+/**
+ * A component loaded from its own file the first time it is rendered (React.lazy), failing with
+ * CodeLoadError; a Suspense boundary above it shows the loading state meanwhile.
+ */
+export function lazyComponent<Props extends object>(load: () => Promise<ComponentType<Props>>): LazyExoticComponent<ComponentType<Props>> {
+  return lazy(async () => ({ default: await loadCode(load) }));
 }
