@@ -332,6 +332,41 @@ describe("POST /api/users/:id/token", () => {
     expect(await meStatus(api.adminToken)).toBe(200);
   });
 
+  it("refuses a run's creation, whose own statement checks the token, with a rotated or a disabled user's token: 401, nothing created", async () => {
+    const quentin = await createUser("quentin");
+    const chat = await requestJson(`${api.url}/api/chats`, { token: quentin.token, body: {} });
+    expect(chat.status).toBe(201);
+    const start = (token: string, body: unknown = { input: "hello", multitask: "enqueue" }) =>
+      requestJson(`${api.url}/api/chats/${chat.body.id}/runs`, { token, body });
+    const runsOfChat = () => api.prisma.run.count({ where: { chatId: chat.body.id } });
+    expect((await start(quentin.token)).status).toBe(202);
+
+    const rotated = await rotateToken(quentin.id);
+    // One statement (enqueue), a transaction (a key, an interrupt), and a bad body: the token comes first.
+    for (const body of [
+      { input: "hello", multitask: "enqueue" },
+      { input: "hello", idempotency_key: "k-1" },
+      { input: "hello", multitask: "interrupt" },
+      { input: 42 },
+    ]) {
+      const refused = await start(quentin.token, body);
+      expect(refused.status, JSON.stringify(body)).toBe(401);
+      expect(refused.body.error.code).toBe("unauthorized");
+    }
+    expect(await runsOfChat()).toBe(1);
+
+    const created = await start(rotated.body.token);
+    expect(created.status).toBe(202);
+    expect(created.body).toMatchObject({ chat_id: chat.body.id, status: "queued" });
+    // Someone else's chat is still 404 for a token that works.
+    const other = await createUser("ruth");
+    expect((await start(other.token)).status).toBe(404);
+
+    await patchUser(quentin.id, { disabled: true });
+    expect((await start(rotated.body.token)).status).toBe(401);
+    expect(await runsOfChat()).toBe(2);
+  });
+
   it("answers an unknown user with 404, and a disabled user's new token with 401 until they are enabled", async () => {
     expect((await rotateToken("usr_does-not-exist")).status).toBe(404);
     const peggy = await createUser("peggy");

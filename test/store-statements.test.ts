@@ -81,7 +81,7 @@ describe("the store's SQL statements", () => {
   /** What insertQueuedRun takes for a run of `userId` in `chatId`, with `overrides`. */
   const createInput = (chatId: string, overrides: Partial<InsertQueuedRunInput> = {}): Omit<InsertQueuedRunInput, "runId"> => ({
     chatId,
-    userId: user.id,
+    caller: { userId: user.id },
     activeStatuses: ACTIVE_STATUSES,
     input: "hello",
     model: "scripted",
@@ -427,6 +427,7 @@ describe("the store's SQL statements", () => {
         blocking_runs: 1,
         runs_per_day: 7,
         tokens_per_day: 0,
+        caller: { id: user.id, name: "statements", role: "user" },
       });
       // Without the user's lock, a user with a quota gets no run: the caller must check it under the lock.
       const unchecked = await insertQueuedRun(pool, { ...input, runId: generateId("run"), rejectIfActive: false, idempotencyKey: null, quotaChecked: false });
@@ -434,6 +435,27 @@ describe("the store's SQL statements", () => {
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       expect(await prisma.run.count({ where: { chatId } })).toBe(1);
       await pool.query("UPDATE users SET runs_per_day = NULL WHERE id = $1", [user.id]);
+    });
+
+    it("insertQueuedRun authenticates a token's hash in the same statement: a working token creates for its user, any other creates nothing", async () => {
+      const chatId = await newChat();
+      const byToken = createInput(chatId, { caller: { tokenHash: hashApiToken(user.token) } });
+      const runId = generateId("run");
+      const created = await insertQueuedRun(pool, { ...byToken, runId });
+      expect(created).toMatchObject({ chat_found: true, caller: { id: user.id, name: "statements", role: "user" } });
+      expect(created?.created_at).toBeInstanceOf(Date);
+      expect(await prisma.run.findUnique({ where: { id: runId } })).toMatchObject({ userId: user.id, chatId });
+      const refused = createInput(chatId, { caller: { tokenHash: hashApiToken("aq_unknown") } });
+      expect(await insertQueuedRun(pool, { ...refused, runId: generateId("run") })).toBeUndefined();
+      // A disabled user's token finds no caller, as the middleware finds none.
+      await prisma.user.update({ where: { id: user.id }, data: { disabled: true } });
+      try {
+        expect(await insertQueuedRun(pool, { ...byToken, runId: generateId("run") })).toBeUndefined();
+      } finally {
+        await prisma.user.update({ where: { id: user.id }, data: { disabled: false } });
+      }
+      expect(await prisma.run.count({ where: { chatId } })).toBe(1);
+      expect(await prisma.runEvent.count({ where: { runId } })).toBe(1);
     });
   });
 
@@ -446,7 +468,7 @@ describe("the store's SQL statements", () => {
       for (const index of [1, 2]) {
         const chatId = (await createChat(prisma, { userId: owner.id, title: `admission ${index}`, workspaceId: undefined, generateId })).id;
         const runId = generateId("run");
-        const created = await insertQueuedRun(pool, { ...createInput(chatId, { userId: owner.id, now: new Date(Date.now() + index) }), runId });
+        const created = await insertQueuedRun(pool, { ...createInput(chatId, { caller: { userId: owner.id }, now: new Date(Date.now() + index) }), runId });
         expect(created?.created_at).toBeInstanceOf(Date);
         runIds.push(runId);
       }
@@ -476,7 +498,7 @@ describe("the store's SQL statements", () => {
       for (const index of [1, 2, 3, 4, 5]) {
         const chatId = (await createChat(prisma, { userId: owner.id, title: `idle ${index}`, workspaceId: undefined, generateId })).id;
         const runId = generateId("run");
-        await insertQueuedRun(pool, { ...createInput(chatId, { userId: owner.id, now: new Date(Date.now() + index) }), runId });
+        await insertQueuedRun(pool, { ...createInput(chatId, { caller: { userId: owner.id }, now: new Date(Date.now() + index) }), runId });
         runIds.push(runId);
       }
       const workerId = generateId("worker");

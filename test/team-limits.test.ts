@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createChat, createUser, generateId, QuotaExceededError } from "@agentq/core";
+import { createChat, createUser, generateId, QuotaExceededError, rotateUserToken } from "@agentq/core";
 import { scenarioInput } from "@agentq/core/testing";
 import { createRun } from "../packages/core/src/runs/create-run.ts";
 import { requestJson, startTestApi, type TestApi } from "./support/test-api.ts";
@@ -218,6 +218,32 @@ describe("the API rate limit", () => {
     // A token that does not work is refused before anything is counted or read.
     expect((await decide(unknown, "aq_not_a_token")).status).toBe(401);
     expect((await decide({ tool_approval_decision: "maybe" }, "aq_not_a_token")).status).toBe(401);
+  });
+
+  it("counts a run's creation, whose own statement checks the token, before it writes: nothing is created over the limit, and a token that stopped working stays 401", async () => {
+    const creator = await createUser(api.prisma, { name: "creator", role: "user" });
+    const chat = await requestJson(`${api.url}/api/chats`, { token: creator.token, body: {} });
+    const start = (token = creator.token, body: unknown = { input: "hello", multitask: "enqueue" }) =>
+      requestJson(`${api.url}/api/chats/${chat.body.id}/runs`, { token, body });
+    const runsOfChat = () => api.prisma.run.count({ where: { chatId: chat.body.id } });
+    const statuses = [chat.status];
+    // The first creation looks the token up; the next ones are counted before their statement checks it.
+    for (let index = 0; index < 3; index += 1) statuses.push((await start()).status);
+    statuses.push((await start(creator.token, { input: 42 })).status);
+    const over = await start();
+    statuses.push(over.status);
+    expect(statuses).toEqual([201, 202, 202, 202, 400, 429]);
+    expect(over.body.error).toMatchObject({ code: "rate_limited", details: { limit: 5 } });
+    expect(await runsOfChat()).toBe(3);
+
+    const newToken = await rotateUserToken(api.prisma, creator.id);
+    // The old token is refused, not limited, and then no longer counted against its user.
+    expect((await start()).status).toBe(401);
+    expect((await start()).status).toBe(401);
+    expect((await start("aq_not_a_token")).status).toBe(401);
+    // Counted per user: the same user under their new token is still over the limit.
+    expect((await start(newToken)).status).toBe(429);
+    expect(await runsOfChat()).toBe(3);
   });
 });
 

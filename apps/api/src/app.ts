@@ -47,7 +47,7 @@ export function createApp(dependencies: ApiDependencies): Express {
   const limit = rateLimit({ prisma: dependencies.prisma, redis: dependencies.redis, keyPrefix: dependencies.config.queuePrefix, logger: dependencies.logger });
   app.use("/api", limit.handler);
   app.use(jsonBody(dependencies.config.bodyLimitBytes));
-  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated", { admitUser: limit.admit }));
+  app.use(installRoutes(API_ROUTE_GROUPS, dependencies, "authenticated", { admitUser: limit.admit, callerForWrite: limit.callerForWrite }));
   app.use(whenFirstSegmentIs([leadingSegments(QUEUE_BOARD_PATH, 1)], queueBoard(dependencies), { caseSensitive: false }));
 
   app.use(notFoundHandler());
@@ -56,6 +56,7 @@ export function createApp(dependencies: ApiDependencies): Express {
       probeDependencies: () => unreachableDependencies(dependencies),
       verifyUnverifiedCaller: async (request, response) =>
         limit.admit(request, response, await authenticateToken(dependencies.prisma, request.unverifiedToken)),
+      onUnverifiedTokenRefused: limit.forgetToken,
     }),
   );
   return app;

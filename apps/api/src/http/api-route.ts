@@ -65,6 +65,12 @@ export interface RouteContext<Params, Query, Body> {
    * Does nothing once the request has its user.
    */
   readonly admitCaller: (user: AuthenticatedUser) => Promise<void>;
+  /**
+   * For a `verifiesToken` route whose first statement writes: counts the request against the rate
+   * limit before it (http/rate-limit.ts `callerForWrite`) and returns the caller for that statement
+   * to find, which it then passes to `admitCaller`.
+   */
+  readonly callerForWrite: () => Promise<RequestCaller>;
   /** Path parameters; a wildcard's segments are joined with `/`. */
   params: Params;
   query: Query;
@@ -86,8 +92,9 @@ export interface RouteSpec<Path extends string, Query extends z.ZodObject | unde
   /** The route also takes the token as `?token=` (what a browser's EventSource can send). Default false. */
   queryToken?: boolean;
   /**
-   * The handler verifies the bearer token in its own first statement (with `caller`, then
-   * `admitCaller`): one round trip fewer, for a route on a path users wait on. The token is as
+   * The handler verifies the bearer token in its own first statement (with `caller`, or with
+   * `callerForWrite` when that statement writes, then `admitCaller`): one round trip fewer, for a
+   * route on a path users wait on. The token is as
    * strictly checked (a revoked or disabled one is 401, nothing changed) and a bad token still
    * comes before a bad request (http/error-handler.ts). Default false.
    */

@@ -27,6 +27,12 @@ export interface InstallRoutesOptions {
    * what `admitCaller` does for a `verifiesToken` route. Default: the user set, nothing counted.
    */
   admitUser?: (request: Request, response: Response, user: AuthenticatedUser) => Promise<void>;
+  /**
+   * The caller for a `verifiesToken` route's first statement when that statement writes, the request
+   * counted against its rate limit first (http/rate-limit.ts `callerForWrite`). Default: the token's
+   * hash (or the user), nothing counted.
+   */
+  callerForWrite?: (request: Request, response: Response) => Promise<RequestCaller>;
 }
 
 /**
@@ -51,6 +57,7 @@ export function installRoutes(
     (async (request: Request, _response: Response, user: AuthenticatedUser) => {
       request.user = user;
     });
+  const callerForWrite = options.callerForWrite ?? (async (request: Request) => callerOf(request));
   const routers = new Map<string, Router>();
   for (const route of groups.flatMap((group) => group.routes)) {
     if ((route.access === "public") !== (access === "public")) continue;
@@ -60,7 +67,7 @@ export function installRoutes(
       const params = parseRequest(paramsSchema, joinedParameters(request.params), "path") as Record<string, string>;
       const query = route.query === undefined ? undefined : parseRequest(route.query, request.query, "query");
       const body = route.body === undefined ? undefined : parseRequest(route.body, request.body, "request body", { nulAllowedIn: route.nulAllowedIn });
-      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body, admitUser));
+      const reply = await route.handler(new HandlerContext(dependencies, request, response, params, query, body, admitUser, callerForWrite));
       if (reply === ANSWERED) return;
       if (reply.body === undefined) response.status(reply.status).end();
       else response.status(reply.status).json(reply.body);
@@ -94,6 +101,7 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
     readonly query: unknown,
     readonly body: unknown,
     private readonly admitUser: (request: Request, response: Response, user: AuthenticatedUser) => Promise<void>,
+    private readonly countCallerForWrite: (request: Request, response: Response) => Promise<RequestCaller>,
   ) {}
 
   /** Read only if the handler asks: on a public route there is no caller, and asking is a 401. */
@@ -102,9 +110,11 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
   }
 
   get caller(): RequestCaller {
-    const { user, unverifiedToken } = this.request;
-    if (user === undefined && unverifiedToken !== undefined) return { tokenHash: hashApiToken(unverifiedToken) };
-    return { userId: currentUser(this.request).id };
+    return callerOf(this.request);
+  }
+
+  get callerForWrite(): () => Promise<RequestCaller> {
+    return () => this.countCallerForWrite(this.request, this.response);
   }
 
   /** A function of its own (handlers destructure the context), made only for the handler that asks. */
@@ -113,6 +123,13 @@ class HandlerContext implements RouteContext<Record<string, string>, unknown, un
       if (this.request.user === undefined) await this.admitUser(this.request, this.response, user);
     };
   }
+}
+
+/** The user `authenticate` found, or, on a `verifiesToken` route, the hash of the bearer token. */
+function callerOf(request: Request): RequestCaller {
+  const { user, unverifiedToken } = request;
+  if (user === undefined && unverifiedToken !== undefined) return { tokenHash: hashApiToken(unverifiedToken) };
+  return { userId: currentUser(request).id };
 }
 
 /**

@@ -13,6 +13,11 @@ declare global {
        * token, not checked yet. The route sets `user` once its statement found them (api-routes.ts).
        */
       unverifiedToken?: string;
+      /**
+       * The request was counted against its rate limit before the statement that verifies its
+       * token (http/rate-limit.ts `callerForWrite`): admitting its user counts nothing more.
+       */
+      countedBeforeVerifying?: boolean;
     }
   }
 }

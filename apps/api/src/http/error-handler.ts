@@ -52,6 +52,8 @@ export interface ErrorHandlerOptions {
    * bad request. Throws what the middleware would have (UnauthorizedError, `rate_limited`).
    */
   verifyUnverifiedCaller?: (request: Request, response: Response) => Promise<void>;
+  /** Told of every 401 of a request whose token its route was to verify (the rate limiter forgets the token). Default none. */
+  onUnverifiedTokenRefused?: (request: Request) => void;
   /**
    * Which dependencies are unreachable now: asked when a request fails with an unmapped error, so
    * that an outage of Postgres or Redis is answered `503 unavailable` naming it, never a 500.
@@ -86,6 +88,7 @@ export function errorHandler(options: ErrorHandlerOptions = {}): ErrorRequestHan
     if (mapped === undefined && options.probeDependencies) mapped = await dependencyOutage(error, options.probeDependencies);
     if (response.headersSent) return;
     const mappedStatus = mapped === undefined ? undefined : statusForError(mapped);
+    if (mappedStatus === 401 && request.unverifiedToken !== undefined) options.onUnverifiedTokenRefused?.(request);
     if (mappedStatus === undefined || mappedStatus >= 500) {
       // pino-http logs `res.err` (stack included) with the request id on its completion line.
       response.err = error instanceof Error ? error : new Error(String(error));

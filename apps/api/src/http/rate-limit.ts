@@ -1,8 +1,8 @@
 import type { Request, RequestHandler, Response } from "express";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { AgentqError, type AuthenticatedUser, type Logger, type PrismaClient, recentSettings } from "@agentq/core";
+import { AgentqError, type AuthenticatedUser, hashApiToken, type Logger, type PrismaClient, type RequestCaller, recentSettings } from "@agentq/core";
 import { type RedisClient, rateLimitKeyPrefix } from "@agentq/queue";
-import { currentUser } from "./authenticate.ts";
+import { authenticateToken, currentUser } from "./authenticate.ts";
 import { withDeadline } from "../with-deadline.ts";
 
 /**
@@ -14,6 +14,9 @@ const COUNT_WAIT_MS = 500;
 
 /** Redis errors repeat on every request while it is down: log one per this many ms. Default 30 s. */
 const FAILURE_LOG_INTERVAL_MS = 30_000;
+
+/** Tokens whose user this instance remembers for `callerForWrite` (then it starts over). Default 10,000. */
+const REMEMBERED_TOKENS = 10_000;
 
 export interface RateLimitOptions {
   prisma: PrismaClient;
@@ -36,6 +39,18 @@ export interface RateLimit {
    * their limit: AgentqError `rate_limited` (429, `Retry-After` set) over it.
    */
   admit(request: Request, response: Response, user: AuthenticatedUser): Promise<void>;
+  /**
+   * For a `verifiesToken` route whose first statement both finds the user and writes (a run's
+   * creation): counts the request before that statement, so nothing is written over the limit, and
+   * returns the caller the statement is to find. Counted against the user the token belonged to when
+   * this instance last saw it work, the caller is the token's hash (the statement checks it, and
+   * `admit` then only makes the user the request's); with no limit set, nothing needs counting. A
+   * token this instance has not seen work is looked up first, counted as `admit` counts, and the
+   * caller is that user. Over the limit with a token that no longer works: 401, not 429.
+   */
+  callerForWrite(request: Request, response: Response): Promise<RequestCaller>;
+  /** After a 401: a token that stopped working is no longer remembered (nothing more is counted against its user). */
+  forgetToken(request: Request): void;
 }
 
 /**
@@ -67,11 +82,19 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
     return limiter;
   };
 
-  const count = async (user: AuthenticatedUser, response: Response): Promise<void> => {
+  // The user of each token verified here, so that callerForWrite can count a request before the
+  // statement that verifies its token. Never an authentication: only which user's count to charge.
+  const usersOfTokens = new Map<string, string>();
+  const remember = (tokenHash: string, userId: string) => {
+    if (usersOfTokens.size >= REMEMBERED_TOKENS) usersOfTokens.clear();
+    usersOfTokens.set(tokenHash, userId);
+  };
+
+  const count = async (userId: string, response: Response): Promise<void> => {
     const points = (await settings()).api_rate_limit_per_minute;
     if (points <= 0) return;
     try {
-      await withDeadline(limiterFor(points).consume(user.id), COUNT_WAIT_MS, () => {
+      await withDeadline(limiterFor(points).consume(userId), COUNT_WAIT_MS, () => {
         throw new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`);
       });
     } catch (rejection) {
@@ -91,14 +114,45 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
     }
   };
 
+  const admit = async (request: Request, response: Response, user: AuthenticatedUser): Promise<void> => {
+    request.user = user;
+    if (request.unverifiedToken !== undefined) remember(hashApiToken(request.unverifiedToken), user.id);
+    if (request.countedBeforeVerifying) return;
+    await count(user.id, response);
+  };
+
   return {
-    async admit(request, response, user) {
-      request.user = user;
-      await count(user, response);
+    admit,
+    async callerForWrite(request, response) {
+      const token = request.unverifiedToken;
+      if (request.user !== undefined || token === undefined) return { userId: currentUser(request).id };
+      const tokenHash = hashApiToken(token);
+      if ((await settings()).api_rate_limit_per_minute > 0) {
+        const userId = usersOfTokens.get(tokenHash);
+        if (userId === undefined) {
+          await admit(request, response, await authenticateToken(options.prisma, token));
+          return { userId: currentUser(request).id };
+        }
+        try {
+          await count(userId, response);
+        } catch (overLimit) {
+          // A token that stopped working answers 401 whatever its old user's count.
+          usersOfTokens.delete(tokenHash);
+          const user = await authenticateToken(options.prisma, token);
+          request.countedBeforeVerifying = true;
+          await admit(request, response, user);
+          throw overLimit;
+        }
+      }
+      request.countedBeforeVerifying = true;
+      return { tokenHash };
+    },
+    forgetToken(request) {
+      if (request.unverifiedToken !== undefined) usersOfTokens.delete(hashApiToken(request.unverifiedToken));
     },
     handler: async (request, response, next) => {
       if (request.user === undefined && request.unverifiedToken !== undefined) return next();
-      await count(currentUser(request), response);
+      await count(currentUser(request).id, response);
       next();
     },
   };

@@ -78,9 +78,13 @@ export const chatRoutes = [
       429: "`quota_exceeded`: the user's runs_per_day or tokens_per_day is used up (`details`: quota, limit, resets_at); nothing was created",
       503: "`unavailable`: the queue did not take the run in time (it stays queued and starts later)",
     },
-    handler: async ({ dependencies, user, params, body }) => {
+    // Every run starts here: the creation's statement checks the token too.
+    verifiesToken: true,
+    handler: async ({ dependencies, callerForWrite, admitCaller, params, body }) => {
+      const tools = checkRunToolList(dependencies.runs.tools, body.tools ?? []);
       const result = await startRun(commandDependencies(dependencies), {
-        userId: user.id,
+        ...(await callerForWrite()),
+        admitCaller,
         chatId: params.id,
         input: body.input,
         model: body.model ?? dependencies.config.defaultModel,
@@ -88,11 +92,11 @@ export const chatRoutes = [
         allowBash: body.allow_bash ?? false,
         allowWebSearch: body.allow_web_search ?? true,
         useWeb: body.use_web ?? false,
-        tools: checkRunToolList(dependencies.runs.tools, body.tools ?? []),
+        tools,
         multitask: body.multitask ?? "reject",
         idempotencyKey: body.idempotency_key,
       });
-      return { status: 202, body: runBody(result.view ?? (await getRunView(dependencies.prisma, user.id, result.runId))) };
+      return { status: 202, body: runBody(result.view ?? (await getRunView(dependencies.prisma, result.userId, result.runId))) };
     },
   }),
   defineRoute({

@@ -14,6 +14,9 @@ import {
   selectRunsOfChatInStatuses,
 } from "../store/statements/run-create-statements.ts";
 import { lockUserLimits, selectUserDailyUsage } from "../store/statements/admission-statements.ts";
+import { selectUserByTokenHash } from "../store/statements/user-statements.ts";
+import type { AuthenticatedUser, RequestCaller } from "../users/user.ts";
+import { UnauthorizedError } from "../users/user-errors.ts";
 import { exceededQuota, QuotaExceededError, quotaDay } from "../users/user-quotas.ts";
 import { LIMIT_DEFAULTS } from "./admit-runs.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
@@ -23,12 +26,21 @@ import { ACTIVE_STATUSES } from "./run-status.ts";
 
 export type MultitaskStrategy = "reject" | "enqueue" | "interrupt";
 
-export interface CreateRunInput extends RunRequest {
-  userId: string;
-  chatId: string;
-  multitask: MultitaskStrategy;
-  idempotencyKey?: string | undefined;
-}
+/**
+ * Who creates the run: the user (authenticated already), or the hash of the request's bearer token,
+ * which the creation's first statement then checks (POST /api/chats/:id/runs: one round trip fewer).
+ */
+export type CreateRunInput = RunRequest &
+  RequestCaller & {
+    chatId: string;
+    multitask: MultitaskStrategy;
+    idempotencyKey?: string | undefined;
+    /**
+     * Called with the user a token hash belongs to as soon as a statement found them, before any
+     * error about the chat or the run is thrown (the API makes them the request's user). Default none.
+     */
+    admitCaller?: ((user: AuthenticatedUser) => Promise<void>) | undefined;
+  };
 
 export interface CreateRunDependencies {
   prisma: PrismaClient;
@@ -38,6 +50,8 @@ export interface CreateRunDependencies {
 
 export interface CreateRunResult {
   runId: string;
+  /** The run's user: the caller. */
+  userId: string;
   /** False when an idempotency key returned an earlier run. */
   created: boolean;
   /** The run may be handed to a worker now (no earlier run of the chat is still active). */
@@ -63,6 +77,9 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * run is admitted by the caller after the commit (runs/admission-rounds.ts), in a round shared with
  * the user's other creations, so one user's creations do not queue behind each other on their row.
  *
+ * Called with a token hash instead of a user, the creation's statement authenticates the request:
+ * a token that does not work is UnauthorizedError, with nothing written.
+ *
  * Plain SQL on the Prisma client's pool (store/statements/run-create-statements.ts): every run
  * starts here. A run without a key, an interrupt or a daily quota is created (or refused) in one
  * statement, one round trip; the others, and a statement that raced another creation in its chat,
@@ -72,25 +89,38 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 export async function createRun(dependencies: CreateRunDependencies, input: CreateRunInput): Promise<CreateRunResult> {
   const now = dependencies.clock();
   const pool = sqlPoolOf(dependencies.prisma);
+  const byToken = "tokenHash" in input;
   if (input.idempotencyKey === undefined && input.multitask !== "interrupt") {
     const runId = dependencies.generateId("run");
-    const outcome = await insertQueuedRun(pool, insertInput(input, runId, now, { quotaChecked: false }));
+    const caller: RequestCaller = byToken ? { tokenHash: input.tokenHash } : { userId: input.userId };
+    const outcome = await insertQueuedRun(pool, insertInput(input, caller, runId, now, { quotaChecked: false }));
+    if (outcome === undefined && byToken) throw new UnauthorizedError("the bearer token is not valid");
+    if (outcome && byToken) await input.admitCaller?.(outcome.caller);
     if (!outcome?.chat_found) throw new NotFoundError("chat", { chat_id: input.chatId });
-    if (outcome.created_at) return createdResult(input, runId, outcome.created_at, outcome.blocking_runs, [], []);
+    if (outcome.created_at) return createdResult(input, outcome.caller.id, runId, outcome.created_at, outcome.blocking_runs, [], []);
     if (outcome.fresh && outcome.quota_free) throw new RunInProgressError(input.chatId, outcome.first_active_id ?? "");
+    return createRunInTransaction(dependencies, input, outcome.caller.id, now);
   }
-  return createRunInTransaction(dependencies, input, now);
+  return createRunInTransaction(dependencies, input, byToken ? (await callerOfToken(pool, input.tokenHash, input.admitCaller)).id : input.userId, now);
+}
+
+/** The enabled user of the token whose hash is `tokenHash`, admitted (`admitCaller`), or UnauthorizedError. */
+async function callerOfToken(pool: pg.Pool, tokenHash: string, admitCaller: CreateRunInput["admitCaller"]): Promise<AuthenticatedUser> {
+  const caller = await selectUserByTokenHash(pool, tokenHash);
+  if (caller === undefined) throw new UnauthorizedError("the bearer token is not valid");
+  await admitCaller?.(caller);
+  return caller;
 }
 
 /** The slow path: a key, an interrupt, a daily quota, or a race with another creation in the chat. */
-function createRunInTransaction(dependencies: CreateRunDependencies, input: CreateRunInput, now: Date): Promise<CreateRunResult> {
-  const { userId, chatId, multitask, idempotencyKey } = input;
+function createRunInTransaction(dependencies: CreateRunDependencies, input: CreateRunInput, userId: string, now: Date): Promise<CreateRunResult> {
+  const { chatId, multitask, idempotencyKey } = input;
   return inSqlTransaction(sqlPoolOf(dependencies.prisma), async (client) => {
     if (idempotencyKey !== undefined) {
       await lockIdempotencyKey(client, `idem:${userId}:${idempotencyKey}`);
     }
     const locked = await lockChatForRunCreation(client, { chatId: chatId, userId: userId, idempotencyKey: idempotencyKey ?? null, now });
-    if (locked?.existing_run_id) return { runId: locked.existing_run_id, created: false, runnable: false, events: [], cancelRequested: [], view: null };
+    if (locked?.existing_run_id) return { runId: locked.existing_run_id, userId, created: false, runnable: false, events: [], cancelRequested: [], view: null };
     if (!locked?.chat_id) throw new NotFoundError("chat", { chat_id: chatId });
 
     const events: CreateRunResult["events"] = [];
@@ -98,7 +128,7 @@ function createRunInTransaction(dependencies: CreateRunDependencies, input: Crea
     if (multitask === "interrupt") await interruptActiveRuns(client, chatId, { now, generateId: dependencies.generateId }, events, cancelRequested);
 
     const runId = dependencies.generateId("run");
-    const outcome = await insertQueuedRun(client, insertInput(input, runId, now, { quotaChecked: true }));
+    const outcome = await insertQueuedRun(client, insertInput(input, { userId }, runId, now, { quotaChecked: true }));
     if (!outcome?.created_at) throw new RunInProgressError(chatId, outcome?.first_active_id ?? "");
     // A quota is checked under the user's row lock, last (after the chat's, always in that order), so
     // that two creations cannot both take its last unit. Checked after the insert, the quotas see this
@@ -117,17 +147,23 @@ function createRunInTransaction(dependencies: CreateRunDependencies, input: Crea
       const exceeded = exceededQuota(limits, { runs_today: usage.runs_today - 1, tokens_today: usage.tokens_today });
       if (exceeded) throw new QuotaExceededError(exceeded.quota, exceeded.limit, day.resetsAt);
     }
-    return createdResult(input, runId, outcome.created_at, outcome.blocking_runs, events, cancelRequested);
+    return createdResult(input, userId, runId, outcome.created_at, outcome.blocking_runs, events, cancelRequested);
   });
 }
 
-function insertInput(input: CreateRunInput, runId: string, now: Date, options: { quotaChecked: boolean }): InsertQueuedRunInput {
-  const { userId, chatId, multitask, idempotencyKey, ...request } = input;
+function insertInput(input: CreateRunInput, caller: RequestCaller, runId: string, now: Date, options: { quotaChecked: boolean }): InsertQueuedRunInput {
+  const { chatId, multitask, idempotencyKey, input: text, model, mode, allowBash, allowWebSearch, useWeb, tools } = input;
   return {
-    ...request,
+    input: text,
+    model,
+    mode,
+    allowBash,
+    allowWebSearch,
+    useWeb,
+    tools,
     runId,
     chatId,
-    userId,
+    caller,
     activeStatuses: ACTIVE_STATUSES,
     now,
     rejectIfActive: multitask === "reject",
@@ -141,6 +177,7 @@ function insertInput(input: CreateRunInput, runId: string, now: Date, options: {
 
 function createdResult(
   input: CreateRunInput,
+  userId: string,
   runId: string,
   createdAt: Date,
   blockingRuns: number,
@@ -149,6 +186,7 @@ function createdResult(
 ): CreateRunResult {
   return {
     runId,
+    userId,
     created: true,
     runnable: blockingRuns === 0,
     events,

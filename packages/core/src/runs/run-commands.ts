@@ -66,9 +66,9 @@ export function startRun(dependencies: RunCommandDependencies, input: CreateRunI
       const result = await createRun(dependencies, input);
       span.setAttribute(TraceAttribute.runId, result.runId);
       // The runs it interrupted are of the same chat, so of the same user (a run's user is its chat's).
-      for (const { runId, events } of result.events) afterCommit.publish({ id: runId, userId: input.userId }, events);
+      for (const { runId, events } of result.events) afterCommit.publish({ id: runId, userId: result.userId }, events);
       for (const runId of result.cancelRequested) afterCommit.requestCancel(runId);
-      if (result.created && result.runnable) await afterCommit.admitCreated(input.userId, result.runId);
+      if (result.created && result.runnable) await afterCommit.admitCreated(result.userId, result.runId);
       return result;
     },
   );

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import type { RunStatus } from "../generated/enums.ts";
+import type { RequestCaller } from "../../users/user.ts";
 import { type PreparedSql, preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 import { type LimitDefaults, userLimitColumns } from "./admission-statements.ts";
+import { authenticatedUserRow, enabledUserOfTokenSql } from "./user-statements.ts";
 import { webhookDeliveryInsert } from "./webhook-statements.ts";
 
 // Creating a run (runs/create-run.ts): the locks that serialize creation, the chat's active runs, and
@@ -67,6 +69,11 @@ export async function selectRunsOfChatInStatuses(
  * Over a daily quota decides only a check under the user's lock: unless the caller holds it ($16
  * true), a user with a quota gets no run and `quota_free` false, and the caller takes that path.
  *
+ * The caller is the user $4 (authenticated already), or the enabled user of the API token whose hash
+ * is $18: then this statement is the request's authentication (POST /api/chats/:id/runs), one round
+ * trip instead of two, and a token that stopped working finds no caller, as it would in the
+ * middleware (users/user-store.ts). No caller: no row, nothing written.
+ *
  * The run is stamped after every active run of the chat (at least 1 ms, the column's precision),
  * so the chat's order `(created_at, id)`, which workers follow (NOTHING_AHEAD_IN_CHAT), is the
  * order of these commits under the chat's lock. With the request's clock alone, runs created in
@@ -78,14 +85,19 @@ const createSql = (limitDefaults: LimitDefaults) =>
   preparedSql(
     "run_create",
     `
-WITH chat AS (
-  UPDATE chats SET runs_created = runs_created + 1 WHERE id = $1 AND user_id = $4 RETURNING runs_created
+WITH caller AS MATERIALIZED (
+  ${enabledUserOfTokenSql("$18")}
+  UNION ALL
+  SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = $4 AND $18::text IS NULL
+),
+chat AS (
+  UPDATE chats SET runs_created = runs_created + 1 WHERE id = $1 AND user_id = (SELECT id FROM caller) RETURNING runs_created
 ),
 fresh AS (
   SELECT 1 FROM chat WHERE chat.runs_created = (SELECT runs_created FROM chats WHERE id = $1) + 1
 ),
 limits AS (
-  SELECT ${userLimitColumns(limitDefaults)} FROM users AS u WHERE u.id = $4
+  SELECT u.id, ${userLimitColumns(limitDefaults)} FROM users AS u WHERE u.id = (SELECT id FROM caller)
 ),
 active AS (
   SELECT id, created_at FROM runs WHERE chat_id = $1 AND status = ANY($2::"RunStatus"[])
@@ -95,7 +107,7 @@ stamp AS (
 ),
 created AS (
   INSERT INTO runs (id, chat_id, user_id, status, input, model, mode, allow_bash, allow_web_search, use_web, tools, last_event_seq, created_at, updated_at)
-  SELECT $3, $1, $4, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, $17::text[], 1, stamp.at, stamp.at FROM stamp, limits
+  SELECT $3, $1, limits.id, 'queued', $5, $6, $7::"RunMode", $8, $9, $10, $17::text[], 1, stamp.at, stamp.at FROM stamp, limits
   WHERE EXISTS (SELECT 1 FROM fresh)
     AND ($16::boolean OR (limits.runs_per_day = 0 AND limits.tokens_per_day = 0))
     AND (NOT $12::boolean OR NOT EXISTS (SELECT 1 FROM active))
@@ -106,11 +118,11 @@ queued_event AS (
   SELECT id, 1, 'run.queued', $13::jsonb, created_at FROM created
 ),
 queued_hook AS (
-  ${webhookDeliveryInsert(`(SELECT id AS run_id, $4::text AS user_id, 1 AS first_seq, jsonb_build_array(jsonb_build_object('type', 'run.queued')) AS events, created_at AS now FROM created)`)}
+  ${webhookDeliveryInsert(`(SELECT id AS run_id, (SELECT id FROM caller) AS user_id, 1 AS first_seq, jsonb_build_array(jsonb_build_object('type', 'run.queued')) AS events, created_at AS now FROM created)`)}
 ),
 remembered_key AS (
   INSERT INTO idempotency_keys (user_id, key, run_id, expires_at)
-  SELECT $4, $14, id, $15 FROM created WHERE $14::text IS NOT NULL
+  SELECT (SELECT id FROM caller), $14, id, $15 FROM created WHERE $14::text IS NOT NULL
   ON CONFLICT (user_id, key) DO UPDATE SET run_id = EXCLUDED.run_id, expires_at = EXCLUDED.expires_at
 )
 SELECT (SELECT created_at FROM created) AS created_at,
@@ -119,7 +131,8 @@ SELECT (SELECT created_at FROM created) AS created_at,
   ($16::boolean OR (limits.runs_per_day = 0 AND limits.tokens_per_day = 0)) AS quota_free,
   (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
   (SELECT count(*) FROM active)::int AS blocking_runs,
-  limits.runs_per_day, limits.tokens_per_day
+  limits.runs_per_day, limits.tokens_per_day,
+  (SELECT json_build_object('id', caller.id, 'name', caller.name, 'role', caller.role) FROM caller) AS caller
 FROM limits`,
   );
 
@@ -140,6 +153,8 @@ const createdRunRow = z.object({
   /** The user's daily quotas (0: none), read without their lock: a caller holding the chat's takes it only when one applies. */
   runs_per_day: z.number(),
   tokens_per_day: z.number(),
+  /** The user the statement created for: $4's, or the token's. */
+  caller: authenticatedUserRow,
 });
 
 /** What a run is asked to do: the message, the model, and the switches that decide its tools. */
@@ -157,7 +172,8 @@ export interface RunRequest {
 export interface InsertQueuedRunInput extends RunRequest {
   runId: string;
   chatId: string;
-  userId: string;
+  /** The user, or the hash of the request's bearer token (users/api-token.ts) to find them by. */
+  caller: RequestCaller;
   /** The statuses of the runs the new one waits for (and that "reject" refuses it for). */
   activeStatuses: readonly RunStatus[];
   now: Date;
@@ -174,7 +190,8 @@ export interface InsertQueuedRunInput extends RunRequest {
 }
 
 /**
- * One row (none only for a user that no longer exists): `created_at` null when nothing was created,
+ * One row (none only when there is no such caller: a user that no longer exists, a token that does
+ * not work): `created_at` null when nothing was created,
  * `first_active_id` naming the run in the way when "reject" refused; `blocking_runs` counts the active
  * runs the new one waits for.
  */
@@ -187,7 +204,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       input.chatId,
       input.activeStatuses,
       input.runId,
-      input.userId,
+      "userId" in input.caller ? input.caller.userId : null,
       input.input,
       input.model,
       input.mode,
@@ -201,6 +218,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       input.idempotencyExpiresAt,
       input.quotaChecked,
       input.tools,
+      "tokenHash" in input.caller ? input.caller.tokenHash : null,
     ],
     createdRunRow,
   );
