@@ -31,12 +31,28 @@ export async function request(client: BenchClient, method: string, path: string,
 /** A kept-alive socket that the server had closed when the request went out on it. */
 class ResetReusedSocket extends Error {}
 
+/** Where each API lives (`url` parsed once): node:http parses a URL string again on every request. */
+const ORIGINS = new Map<string, { host: string; port: number }>();
+
+function originOf(url: string): { host: string; port: number } {
+  let origin = ORIGINS.get(url);
+  if (!origin) {
+    const parsed = new URL(url);
+    origin = { host: parsed.hostname, port: Number(parsed.port || 80) };
+    ORIGINS.set(url, origin);
+  }
+  return origin;
+}
+
 function requestOnce(client: BenchClient, method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const payload = body !== undefined ? JSON.stringify(body) : undefined;
+  const { host, port } = originOf(client.url);
   return new Promise((resolve, reject) => {
     const outgoing = http.request(
-      `${client.url}${path}`,
       {
+        host,
+        port,
+        path,
         method,
         agent: AGENT,
         headers: {
@@ -45,12 +61,12 @@ function requestOnce(client: BenchClient, method: string, path: string, body?: u
         },
       },
       (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (piece: string) => {
-          text += piece;
+        const pieces: Buffer[] = [];
+        response.on("data", (piece: Buffer) => pieces.push(piece));
+        response.on("end", () => {
+          const text = pieces.length === 1 ? pieces[0]!.toString("utf8") : Buffer.concat(pieces).toString("utf8");
+          resolve({ status: response.statusCode ?? 0, json: text === "" ? undefined : JSON.parse(text) });
         });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: text === "" ? undefined : JSON.parse(text) }));
         response.on("error", reject);
       },
     );

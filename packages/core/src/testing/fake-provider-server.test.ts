@@ -59,6 +59,44 @@ describe("startFakeProviderServer", () => {
     expect(chunks.at(-1)!.choices).toEqual([]);
   });
 
+  it("writes each Chat Completions chunk as the compact JSON of the whole chunk, fields in OpenAI's order", async () => {
+    server.enqueue({ text: 'say "hi"\nthen € ✓', toolCalls: [{ id: "call_q", name: "write_file", arguments: { path: 'a "b"' } }] });
+    const text = await (await post("/v1/chat/completions", { model: 'm "1"', stream: true, stream_options: { include_usage: true }, messages: [] })).text();
+    const payloads = text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((event) => event.slice("data: ".length))
+      .slice(0, -1);
+    expect(payloads.length).toBeGreaterThan(4);
+    for (const payload of payloads) {
+      const chunk = JSON.parse(payload) as Record<string, unknown> & { choices: Record<string, unknown>[] };
+      expect(JSON.stringify(chunk)).toBe(payload);
+      expect(Object.keys(chunk)).toEqual(["id", "object", "created", "model", "system_fingerprint", "choices", "usage"]);
+      expect(chunk.model).toBe('m "1"');
+      for (const choice of chunk.choices) expect(Object.keys(choice)).toEqual(["index", "delta", "logprobs", "finish_reason"]);
+    }
+  });
+
+  it("ends held and delayed responses when it closes, and forgets a held one whose client left", async () => {
+    const closing = await startFakeProviderServer();
+    closing.enqueue({ text: "held", holdUntil: "never" }, { text: "late", delayMs: 60_000 }, { text: "left", holdUntil: "gone" });
+    const request = (signal?: AbortSignal) =>
+      fetch(`${closing.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", stream: true, messages: [] }), signal });
+    const held = request().catch((error: unknown) => error);
+    const delayed = request().catch((error: unknown) => error);
+    const leaving = new AbortController();
+    const left = request(leaving.signal).catch((error: unknown) => error);
+    await expect.poll(() => closing.held("never") + closing.held("gone")).toBe(2);
+    leaving.abort();
+    await left;
+    await expect.poll(() => closing.held("gone")).toBe(0);
+    const started = performance.now();
+    await closing.close();
+    expect(await held).toBeInstanceOf(Error);
+    expect(await delayed).toBeInstanceOf(Error);
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   it("streams Messages as named events in the documented order", async () => {
     server.enqueue({ text: "hi", toolCalls: [{ id: "toolu_1", name: "read_file", arguments: { path: "a" } }] });
     const text = await (await post("/v1/messages", { model: "c", max_tokens: 5, stream: true, messages: [{ role: "user", content: "x" }] })).text();

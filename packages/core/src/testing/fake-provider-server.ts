@@ -1,4 +1,3 @@
-import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { parseAnthropicRequest, parseOpenAIRequest, type FakeProviderRequest } from "./fake-provider-request.ts";
@@ -68,24 +67,26 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
   /** Latches: released names, and the responses waiting on the others. */
   const released = new Set<string>();
   const waiting = new Map<string, Set<() => void>>();
-  const holdUntil = (name: string, signal: AbortSignal): Promise<void> => {
-    if (released.has(name) || signal.aborted) return Promise.resolve();
+  const holdUntil = (name: string, pending: PendingResponse): Promise<void> => {
+    if (released.has(name) || pending.gone) return Promise.resolve();
     return new Promise((resolve) => {
       const waiters = waiting.get(name) ?? new Set();
       waiting.set(name, waiters);
       const done = () => {
         waiters.delete(done);
-        signal.removeEventListener("abort", done);
+        pending.wake = undefined;
         resolve();
       };
       waiters.add(done);
-      signal.addEventListener("abort", done, { once: true });
+      pending.wake = done;
     });
   };
-  const closing = new AbortController();
-  // Every response in progress listens for close(): the benchmark's SLOW holds 500 at once, past
-  // Node's default of 10 listeners, which warned of a leak that is not one.
-  setMaxListeners(0, closing.signal);
+  /**
+   * Responses that wait (a hold, a delay, a stall, slow chunks), so that close() ends their waits. A
+   * set rather than an AbortSignal that each of them listens on: the benchmark's SLOW holds 500 at
+   * once, and an EventTarget looks through its listeners on every add and remove.
+   */
+  const pendingResponses = new Set<PendingResponse>();
   let connectionCount = 0;
 
   const server = createServer((incoming, outgoing) => {
@@ -150,19 +151,29 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
   }
 
   async function send(outgoing: ServerResponse, plan: WirePlan, response: FakeProviderResponse): Promise<void> {
-    const gone = new AbortController();
-    const onGone = () => gone.abort();
-    outgoing.on("close", onGone);
-    closing.signal.addEventListener("abort", onGone, { once: true });
-    try {
-      if (response.holdUntil !== undefined) await holdUntil(response.holdUntil, gone.signal);
-      if (response.delayMs) await wait(response.delayMs, gone.signal);
-      if (gone.signal.aborted) return;
+    const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.stallUntil !== undefined || response.hangUp ? 0 : undefined);
+    if (response.holdUntil === undefined && !response.delayMs && stallAt === undefined && !response.chunkDelayMs) {
+      // Nothing to wait for, before or between parts: the whole body in one write with the headers, as
+      // a fast provider's would arrive, instead of a packet per part that the client reads one by one.
+      // The bytes are the same (the same chunked SSE body); only their grouping into packets differs,
+      // which TCP never promised to keep.
       outgoing.writeHead(plan.status, plan.headers);
-      const stallAt = response.stallAfterEvents ?? (response.stallMs !== undefined || response.stallUntil !== undefined || response.hangUp ? 0 : undefined);
+      outgoing.end(plan.parts.join(""));
+      return;
+    }
+    const pending: PendingResponse = { gone: false, wake: undefined };
+    const onGone = () => {
+      pending.gone = true;
+      pending.wake?.();
+    };
+    outgoing.on("close", onGone);
+    pendingResponses.add(pending);
+    try {
+      if (response.holdUntil !== undefined) await holdUntil(response.holdUntil, pending);
+      if (response.delayMs) await wait(response.delayMs, pending);
+      if (pending.gone) return;
+      outgoing.writeHead(plan.status, plan.headers);
       if (stallAt === undefined && !response.chunkDelayMs) {
-        // Nothing to wait for between parts: the whole body in one write with the headers, as a fast
-        // provider's would arrive, instead of a packet per part that the client reads one by one.
         outgoing.end(plan.parts.join(""));
         return;
       }
@@ -174,18 +185,18 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
             outgoing.socket?.end();
             return;
           }
-          if (response.stallUntil !== undefined) await holdUntil(response.stallUntil, gone.signal);
-          else await wait(response.stallMs ?? Number.POSITIVE_INFINITY, gone.signal);
+          if (response.stallUntil !== undefined) await holdUntil(response.stallUntil, pending);
+          else await wait(response.stallMs ?? Number.POSITIVE_INFINITY, pending);
         }
-        if (gone.signal.aborted || index === plan.parts.length) break;
-        if (response.chunkDelayMs && index > 0) await wait(response.chunkDelayMs, gone.signal);
-        if (gone.signal.aborted) break;
+        if (pending.gone || index === plan.parts.length) break;
+        if (response.chunkDelayMs && index > 0) await wait(response.chunkDelayMs, pending);
+        if (pending.gone) break;
         outgoing.write(plan.parts[index]);
       }
-      if (!gone.signal.aborted) outgoing.end();
+      if (!pending.gone) outgoing.end();
     } finally {
       outgoing.off("close", onGone);
-      closing.signal.removeEventListener("abort", onGone);
+      pendingResponses.delete(pending);
     }
   }
 
@@ -225,7 +236,10 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       return waiting.get(name)?.size ?? 0;
     },
     async close() {
-      closing.abort();
+      for (const pending of pendingResponses) {
+        pending.gone = true;
+        pending.wake?.();
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
@@ -248,16 +262,25 @@ function sendJson(outgoing: ServerResponse, status: number, body: unknown): void
   outgoing.end(text);
 }
 
-/** Resolves after `milliseconds`, or at once when `signal` aborts; Infinity waits for the abort. */
-function wait(milliseconds: number, signal: AbortSignal): Promise<void> {
+/**
+ * A response that waits: whether its client went away or the server closed (`gone`), and the wait to
+ * end at once when that happens (`wake`; a response waits on one thing at a time).
+ */
+interface PendingResponse {
+  gone: boolean;
+  wake: (() => void) | undefined;
+}
+
+/** Resolves after `milliseconds`, or at once when the response is gone; Infinity waits until it is. */
+function wait(milliseconds: number, pending: PendingResponse): Promise<void> {
+  if (pending.gone) return Promise.resolve();
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
     const done = () => {
       if (timer) clearTimeout(timer);
-      signal.removeEventListener("abort", done);
+      pending.wake = undefined;
       resolve();
     };
     const timer = Number.isFinite(milliseconds) ? setTimeout(done, milliseconds) : undefined;
-    signal.addEventListener("abort", done, { once: true });
+    pending.wake = done;
   });
 }
