@@ -28,7 +28,7 @@ export { type InboxApprovalView, listPendingApprovals } from "./chats/list-pendi
 export { type AuthenticatedUser, isAdmin, type RequestCaller, USER_ROLES, userNameSchema } from "./users/user.ts";
 export { createUser, findUserByToken } from "./users/user-store.ts";
 export { hashApiToken } from "./users/api-token.ts";
-export { UnauthorizedError } from "./users/user-errors.ts";
+export { InvalidTokenError, UnauthorizedError } from "./users/user-errors.ts";
 export { listUsers } from "./users/list-users.ts";
 export { type UserChanges, updateUser } from "./users/update-user.ts";
 export { rotateUserToken } from "./users/rotate-user-token.ts";

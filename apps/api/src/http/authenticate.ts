@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { RequestHandler, Request } from "express";
-import { type AuthenticatedUser, findUserByToken, ForbiddenError, isAdmin, type PrismaClient, UnauthorizedError } from "@agentq/core";
+import { type AuthenticatedUser, findUserByToken, ForbiddenError, InvalidTokenError, isAdmin, type PrismaClient, UnauthorizedError } from "@agentq/core";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
@@ -39,7 +39,7 @@ export function requestToken(request: IncomingMessage, allowQueryToken: boolean)
 export async function authenticateToken(prisma: PrismaClient, token: string | undefined): Promise<AuthenticatedUser> {
   if (token === undefined) throw new UnauthorizedError();
   const user = await findUserByToken(prisma, token);
-  if (user === undefined) throw new UnauthorizedError("the bearer token is not valid");
+  if (user === undefined) throw new InvalidTokenError();
   return user;
 }
 

@@ -90,9 +90,10 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
     usersOfTokens.set(tokenHash, userId);
   };
 
-  const count = async (userId: string, response: Response): Promise<void> => {
+  /** Counts a request of `userId` against the limit (429 over it); false: no limit is set, nothing counted. */
+  const count = async (userId: string, response: Response): Promise<boolean> => {
     const points = (await settings()).api_rate_limit_per_minute;
-    if (points <= 0) return;
+    if (points <= 0) return false;
     try {
       await withDeadline(limiterFor(points).consume(userId), COUNT_WAIT_MS, () => {
         throw new Error(`the rate limiter's Redis did not answer within ${COUNT_WAIT_MS} ms`);
@@ -112,13 +113,14 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
         options.logger.warn({ err: rejection }, "rate limiter unavailable (Redis): requests are let through unlimited until it is back");
       }
     }
+    return true;
   };
 
   const admit = async (request: Request, response: Response, user: AuthenticatedUser): Promise<void> => {
     request.user = user;
-    if (request.unverifiedToken !== undefined) remember(hashApiToken(request.unverifiedToken), user.id);
     if (request.countedBeforeVerifying) return;
-    await count(user.id, response);
+    // The token's user is remembered only where a limit applies: callerForWrite needs it for nothing else.
+    if ((await count(user.id, response)) && request.unverifiedToken !== undefined) remember(hashApiToken(request.unverifiedToken), user.id);
   };
 
   return {
@@ -139,6 +141,7 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
           // A token that stopped working answers 401 whatever its old user's count.
           usersOfTokens.delete(tokenHash);
           const user = await authenticateToken(options.prisma, token);
+          remember(tokenHash, user.id);
           request.countedBeforeVerifying = true;
           await admit(request, response, user);
           throw overLimit;

@@ -16,7 +16,7 @@ import {
 import { lockUserLimits, selectUserDailyUsage } from "../store/statements/admission-statements.ts";
 import { selectUserByTokenHash } from "../store/statements/user-statements.ts";
 import type { AuthenticatedUser, RequestCaller } from "../users/user.ts";
-import { UnauthorizedError } from "../users/user-errors.ts";
+import { InvalidTokenError } from "../users/user-errors.ts";
 import { exceededQuota, QuotaExceededError, quotaDay } from "../users/user-quotas.ts";
 import { LIMIT_DEFAULTS } from "./admit-runs.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
@@ -78,7 +78,7 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * the user's other creations, so one user's creations do not queue behind each other on their row.
  *
  * Called with a token hash instead of a user, the creation's statement authenticates the request:
- * a token that does not work is UnauthorizedError, with nothing written.
+ * a token that does not work is InvalidTokenError (401), with nothing written.
  *
  * Plain SQL on the Prisma client's pool (store/statements/run-create-statements.ts): every run
  * starts here. A run without a key, an interrupt or a daily quota is created (or refused) in one
@@ -94,7 +94,7 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
     const runId = dependencies.generateId("run");
     const caller: RequestCaller = byToken ? { tokenHash: input.tokenHash } : { userId: input.userId };
     const outcome = await insertQueuedRun(pool, insertInput(input, caller, runId, now, { quotaChecked: false }));
-    if (outcome === undefined && byToken) throw new UnauthorizedError("the bearer token is not valid");
+    if (outcome === undefined && byToken) throw new InvalidTokenError();
     if (outcome && byToken) await input.admitCaller?.(outcome.caller);
     if (!outcome?.chat_found) throw new NotFoundError("chat", { chat_id: input.chatId });
     if (outcome.created_at) return createdResult(input, outcome.caller.id, runId, outcome.created_at, outcome.blocking_runs, [], []);
@@ -104,10 +104,10 @@ export async function createRun(dependencies: CreateRunDependencies, input: Crea
   return createRunInTransaction(dependencies, input, byToken ? (await callerOfToken(pool, input.tokenHash, input.admitCaller)).id : input.userId, now);
 }
 
-/** The enabled user of the token whose hash is `tokenHash`, admitted (`admitCaller`), or UnauthorizedError. */
+/** The enabled user of the token whose hash is `tokenHash`, admitted (`admitCaller`), or InvalidTokenError. */
 async function callerOfToken(pool: pg.Pool, tokenHash: string, admitCaller: CreateRunInput["admitCaller"]): Promise<AuthenticatedUser> {
   const caller = await selectUserByTokenHash(pool, tokenHash);
-  if (caller === undefined) throw new UnauthorizedError("the bearer token is not valid");
+  if (caller === undefined) throw new InvalidTokenError();
   await admitCaller?.(caller);
   return caller;
 }

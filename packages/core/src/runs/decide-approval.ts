@@ -2,7 +2,7 @@ import { auditEntryRow } from "../audit/record-audit-entry.ts";
 import { emailContentRevision } from "../email/email-revision.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
-import { UnauthorizedError } from "../users/user-errors.ts";
+import { InvalidTokenError } from "../users/user-errors.ts";
 import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
@@ -48,7 +48,7 @@ export interface DecideApprovalInput {
   /**
    * Who decides: a user the caller authenticated already, or the hash of the request's bearer token
    * (users/api-token.ts): then the decision's first statement is the authentication too, and a token
-   * that does not work is UnauthorizedError with nothing read or written.
+   * that does not work is InvalidTokenError (401) with nothing read or written.
    */
   caller: RequestCaller;
   /**
@@ -129,7 +129,7 @@ async function attemptDecision(
     workerSeenSeconds: WORKER_PRESENCE_TIMEOUT_MS / 1000,
   });
   if (!read) {
-    if ("tokenHash" in input.caller) throw new UnauthorizedError("the bearer token is not valid");
+    if ("tokenHash" in input.caller) throw new InvalidTokenError();
     throw new NotFoundError("approval", { tool_approval_id: input.approvalId });
   }
   const { caller, approval } = read;

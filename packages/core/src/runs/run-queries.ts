@@ -3,7 +3,7 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { selectOwnRun, selectRunEventsAfter, selectRunEventsForToken, selectRunView } from "../store/statements/run-read-statements.ts";
 import { hashApiToken } from "../users/api-token.ts";
-import { UnauthorizedError } from "../users/user-errors.ts";
+import { InvalidTokenError } from "../users/user-errors.ts";
 import type { RunStatus } from "./run-status.ts";
 import { toRunView, type RunView } from "./run-view.ts";
 
@@ -39,7 +39,7 @@ export async function readRunEvents(prisma: PrismaClient, runId: string, after: 
 }
 
 /**
- * readRunEvents for the holder of a bearer token, checked in the same statement: UnauthorizedError
+ * readRunEvents for the holder of a bearer token, checked in the same statement: InvalidTokenError
  * when the token does not work (unknown, or its user disabled), NotFoundError when the run is not
  * its user's (invariant 7). What a WebSocket subscription reads first.
  */
@@ -54,7 +54,7 @@ export async function readRunEventsWithToken(
     limit: input.limit,
   });
   const [first] = rows;
-  if (!first) throw new UnauthorizedError("the bearer token is not valid");
+  if (!first) throw new InvalidTokenError();
   if (!first.owns_run || first.run_status === null || first.last_event_seq === null) throw new NotFoundError("run", { run_id: input.runId });
   return eventsPage({ status: first.run_status, lastEventSeq: first.last_event_seq }, rows);
 }

@@ -7,6 +7,13 @@ export class UnauthorizedError extends AgentqError {
   }
 }
 
+/** A bearer token that no enabled user holds (unknown, replaced, or its user disabled). */
+export class InvalidTokenError extends UnauthorizedError {
+  constructor() {
+    super("the bearer token is not valid");
+  }
+}
+
 export class UserExistsError extends ConflictError {
   constructor(name: string) {
     super("user_exists", `a user named "${name}" already exists; choose another name`, { name });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
 import type { AuthenticatedUser, RequestCaller } from "../../users/user.ts";
 import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
-import { authenticatedUserRow, enabledUserOfTokenSql } from "./user-statements.ts";
+import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql } from "./user-statements.ts";
 
 // A human's decision on an approval (runs/decide-approval.ts): everything it needs read in one
 // statement, then committed by the run's commit statement fenced by the run's last event seq. On the
@@ -29,12 +29,10 @@ const READ_SQL = preparedSql(
   "approval_decision_read",
   `
 WITH caller AS MATERIALIZED (
-  ${enabledUserOfTokenSql("$4")}
-  UNION ALL
-  SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = $2 AND $4::text IS NULL
+  ${requestCallerSql("$2", "$4")}
 ),
 a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller))
-SELECT json_build_object('id', caller.id, 'name', caller.name, 'role', caller.role) AS caller, found.*
+SELECT ${callerJsonSql("caller")} AS caller, found.*
 FROM caller LEFT JOIN LATERAL (
 SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
   a.arguments, a.arguments_hash AS "argumentsHash", a.workspace_id AS "workspaceId", COALESCE(a.effects, '{}') AS effects,
@@ -111,8 +109,7 @@ export async function readApprovalForDecision(
   runner: SqlRunner,
   input: { approvalId: string; caller: RequestCaller; workerSeenSeconds: number },
 ): Promise<{ caller: AuthenticatedUser; approval: ApprovalForDecision | undefined } | undefined> {
-  const userId = "userId" in input.caller ? input.caller.userId : null;
-  const tokenHash = "tokenHash" in input.caller ? input.caller.tokenHash : null;
+  const { userId, tokenHash } = callerParameters(input.caller);
   const [row] = await queryParsed(runner, READ_SQL, [input.approvalId, userId, input.workerSeenSeconds, tokenHash], callerRow);
   if (!row) return undefined;
   const { caller } = row;

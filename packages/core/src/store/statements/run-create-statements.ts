@@ -3,7 +3,7 @@ import type { RunStatus } from "../generated/enums.ts";
 import type { RequestCaller } from "../../users/user.ts";
 import { type PreparedSql, preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 import { type LimitDefaults, userLimitColumns } from "./admission-statements.ts";
-import { authenticatedUserRow, enabledUserOfTokenSql } from "./user-statements.ts";
+import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql } from "./user-statements.ts";
 import { webhookDeliveryInsert } from "./webhook-statements.ts";
 
 // Creating a run (runs/create-run.ts): the locks that serialize creation, the chat's active runs, and
@@ -86,9 +86,7 @@ const createSql = (limitDefaults: LimitDefaults) =>
     "run_create",
     `
 WITH caller AS MATERIALIZED (
-  ${enabledUserOfTokenSql("$18")}
-  UNION ALL
-  SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = $4 AND $18::text IS NULL
+  ${requestCallerSql("$4", "$18")}
 ),
 chat AS (
   UPDATE chats SET runs_created = runs_created + 1 WHERE id = $1 AND user_id = (SELECT id FROM caller) RETURNING runs_created
@@ -132,7 +130,7 @@ SELECT (SELECT created_at FROM created) AS created_at,
   (SELECT id FROM active ORDER BY created_at, id LIMIT 1) AS first_active_id,
   (SELECT count(*) FROM active)::int AS blocking_runs,
   limits.runs_per_day, limits.tokens_per_day,
-  (SELECT json_build_object('id', caller.id, 'name', caller.name, 'role', caller.role) FROM caller) AS caller
+  (SELECT ${callerJsonSql("caller")} FROM caller) AS caller
 FROM limits`,
   );
 
@@ -197,6 +195,7 @@ export interface InsertQueuedRunInput extends RunRequest {
  */
 export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunInput): Promise<z.output<typeof createdRunRow> | undefined> {
   createStatement ??= createSql(input.limitDefaults);
+  const { userId, tokenHash } = callerParameters(input.caller);
   const [row] = await queryParsed(
     runner,
     createStatement,
@@ -204,7 +203,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       input.chatId,
       input.activeStatuses,
       input.runId,
-      "userId" in input.caller ? input.caller.userId : null,
+      userId,
       input.input,
       input.model,
       input.mode,
@@ -218,7 +217,7 @@ export async function insertQueuedRun(runner: SqlRunner, input: InsertQueuedRunI
       input.idempotencyExpiresAt,
       input.quotaChecked,
       input.tools,
-      "tokenHash" in input.caller ? input.caller.tokenHash : null,
+      tokenHash,
     ],
     createdRunRow,
   );

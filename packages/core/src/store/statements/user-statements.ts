@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { USER_ROLES, type UserRole } from "../../users/user.ts";
+import { type RequestCaller, USER_ROLES, type UserRole } from "../../users/user.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
 
 /** Tokens (`t`) with their enabled users (`u`): the one rule of every authentication, with `t.token_hash = <the hash>`. */
@@ -11,6 +11,27 @@ export const TOKENS_OF_ENABLED_USERS = "api_tokens AS t JOIN users AS u ON u.id 
  */
 export function enabledUserOfTokenSql(hashParameter: string): string {
   return `SELECT u.id, u.name, u.role::text AS role FROM ${TOKENS_OF_ENABLED_USERS} WHERE t.token_hash = ${hashParameter}`;
+}
+
+/**
+ * The caller of a statement that authenticates its own request, as rows (id, name, role): the user
+ * `userParameter` (authenticated already), or, when `hashParameter` is not null, the enabled user of
+ * that token (enabledUserOfTokenSql). No row: no such caller. `callerParameters` gives the two values.
+ */
+export function requestCallerSql(userParameter: string, hashParameter: string): string {
+  return `${enabledUserOfTokenSql(hashParameter)}
+  UNION ALL
+  SELECT u.id, u.name, u.role::text AS role FROM users AS u WHERE u.id = ${userParameter} AND ${hashParameter}::text IS NULL`;
+}
+
+/** The caller of requestCallerSql's relation `relation` as one JSON object (an authenticatedUserRow). */
+export function callerJsonSql(relation: string): string {
+  return `json_build_object('id', ${relation}.id, 'name', ${relation}.name, 'role', ${relation}.role)`;
+}
+
+/** requestCallerSql's two parameters for `caller`: the user's id and the token's hash, one of them null. */
+export function callerParameters(caller: RequestCaller): { userId: string | null; tokenHash: string | null } {
+  return "userId" in caller ? { userId: caller.userId, tokenHash: null } : { userId: null, tokenHash: caller.tokenHash };
 }
 
 const USER_BY_TOKEN_SQL = preparedSql("user_by_token", enabledUserOfTokenSql("$1"));
