@@ -266,6 +266,35 @@ describe("the store's SQL statements", () => {
       expect((await selectRunLeaseState(pool, held))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
     });
 
+    it("extendRunLeases waits for no row lock: a run another transaction holds is reported held and renewed next time", async () => {
+      const [free, busy] = [await queuedRun(await newChat()), await queuedRun(await newChat())];
+      const leases = [
+        { runId: free, leaseVersion: await take(free), owner: "worker-a" },
+        { runId: busy, leaseVersion: await take(busy), owner: "worker-a" },
+      ];
+      const busyExpiry = (await selectRunLeaseState(pool, busy))?.lease_expires_at;
+      // A step commit in progress holds the busy run's row and next asks for the free one's: had the
+      // renewal waited for the busy row while holding the free one, the two would deadlock.
+      const commit = await pool.connect();
+      try {
+        await commit.query("BEGIN");
+        await commit.query("UPDATE runs SET updated_at = now() WHERE id = $1", [busy]);
+        const renewal = extendRunLeases(pool, { leaseSeconds: 120, leases });
+        const waited = new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 5_000).unref());
+        const rows = await Promise.race([renewal, waited]);
+        expect(rows).not.toBe("waited");
+        expect(new Set(rows === "waited" ? [] : rows.map((row) => row.id))).toEqual(new Set([free, busy]));
+        await commit.query("UPDATE runs SET updated_at = now() WHERE id = $1", [free]);
+        await commit.query("COMMIT");
+      } finally {
+        commit.release();
+      }
+      expect((await selectRunLeaseState(pool, free))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
+      expect((await selectRunLeaseState(pool, busy))?.lease_expires_at).toEqual(busyExpiry);
+      await extendRunLeases(pool, { leaseSeconds: 120, leases });
+      expect((await selectRunLeaseState(pool, busy))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
+    });
+
     it("the chat's next runnable run (named by a finish) is the oldest queued one, and none while another run of the chat is active", async () => {
       const finish = async (runId: string, version?: number) => {
         const change = emptyStatementChange(runId, version ?? (await take(runId)));
