@@ -395,7 +395,9 @@ async function waitForStatus(stack: BenchStack, runIds: readonly string[], statu
       );
       const endedRun = ended.find((run) => ours.has(run.id));
       if (endedRun) throw new Error(`run ${endedRun.id} ended ${endedRun.status}: ${endedRun.error_message ?? ""}`);
-      const { rows } = await client.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM runs WHERE status = ANY($1::"RunStatus"[])) AS waiting`, [before]);
+      const { rows } = await client.query<{ waiting: boolean }>(`SELECT EXISTS (SELECT 1 FROM runs WHERE status = ANY($1::"RunStatus"[])) AS waiting`, [
+        before,
+      ]);
       if (!rows[0]?.waiting) {
         const { rows: counted } = await client.query<{ ready: number }>(
           `SELECT count(*)::int AS ready FROM runs WHERE id = ANY($1) AND status = $2::"RunStatus"`,

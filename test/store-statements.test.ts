@@ -276,6 +276,7 @@ describe("the store's SQL statements", () => {
       // A step commit in progress holds the busy run's row and next asks for the free one's: had the
       // renewal waited for the busy row while holding the free one, the two would deadlock.
       const commit = await pool.connect();
+      let committed = false;
       try {
         await commit.query("BEGIN");
         await commit.query("UPDATE runs SET updated_at = now() WHERE id = $1", [busy]);
@@ -286,8 +287,10 @@ describe("the store's SQL statements", () => {
         expect(new Set(rows === "waited" ? [] : rows.map((row) => row.id))).toEqual(new Set([free, busy]));
         await commit.query("UPDATE runs SET updated_at = now() WHERE id = $1", [free]);
         await commit.query("COMMIT");
+        committed = true;
       } finally {
-        commit.release();
+        // A transaction left open by a failed expectation must not go back to the pool.
+        commit.release(!committed);
       }
       expect((await selectRunLeaseState(pool, free))?.lease_expires_at?.getTime()).toBeGreaterThan(Date.now() + 90_000);
       expect((await selectRunLeaseState(pool, busy))?.lease_expires_at).toEqual(busyExpiry);

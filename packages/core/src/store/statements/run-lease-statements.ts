@@ -148,8 +148,8 @@ const renewedLeaseRow = z.object({ id: z.string(), cancel_requested: z.boolean()
 // instead made a deadlock: the renewal locks up to a worker's every run, in its own order, while the
 // worker's group commit locks a batch of the same rows in another, and Postgres found the cycle only
 // after deadlock_timeout (1 s), stopping every step commit of the worker for that second and failing
-// the commit (seen three times in a dozen 3,000-run W1 benches, December 2026). A statement that
-// waits for no lock cannot be part of a cycle.
+// the commit's batch (five times in a day's 3,000-run W1 and 10,000-run PARKED benches, December
+// 2026). A statement that waits for no lock cannot be part of a cycle.
 const EXTEND_LEASES_SQL = preparedSql(
   "run_leases_extend",
   `
