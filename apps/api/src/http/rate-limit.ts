@@ -142,8 +142,8 @@ export function rateLimit(options: RateLimitOptions): RateLimit {
           usersOfTokens.delete(tokenHash);
           const user = await authenticateToken(options.prisma, token);
           remember(tokenHash, user.id);
-          request.countedBeforeVerifying = true;
-          await admit(request, response, user);
+          // The request's user now, so the error handler answers the 429 without verifying and counting again.
+          request.user = user;
           throw overLimit;
         }
       }

@@ -162,10 +162,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       return;
     }
     const pending: PendingResponse = { gone: false, wake: undefined };
-    const onGone = () => {
-      pending.gone = true;
-      pending.wake?.();
-    };
+    const onGone = () => endWait(pending);
     outgoing.on("close", onGone);
     pendingResponses.add(pending);
     try {
@@ -236,10 +233,7 @@ export async function startFakeProviderServer(options: FakeProviderServerOptions
       return waiting.get(name)?.size ?? 0;
     },
     async close() {
-      for (const pending of pendingResponses) {
-        pending.gone = true;
-        pending.wake?.();
-      }
+      for (const pending of pendingResponses) endWait(pending);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;
@@ -269,6 +263,12 @@ function sendJson(outgoing: ServerResponse, status: number, body: unknown): void
 interface PendingResponse {
   gone: boolean;
   wake: (() => void) | undefined;
+}
+
+/** The response is gone (its client left, or the server closes): whatever it waits for ends now. */
+function endWait(pending: PendingResponse): void {
+  pending.gone = true;
+  pending.wake?.();
 }
 
 /** Resolves after `milliseconds`, or at once when the response is gone; Infinity waits until it is. */

@@ -150,13 +150,16 @@ const renewedLeaseRow = z.object({ id: z.string(), cancel_requested: z.boolean()
 // after deadlock_timeout (1 s), stopping every step commit of the worker for that second and failing
 // the commit's batch (five times in a day's 3,000-run W1 and 10,000-run PARKED benches, December
 // 2026). A statement that waits for no lock cannot be part of a cycle.
+/** A run of `runs AS r` whose lease the worker still holds, as `held` (the statement's input) lists it. */
+const STILL_HELD = "r.id = ANY($2::text[]) AND r.lease_version = held.version AND r.lease_owner = held.owner";
+
 const EXTEND_LEASES_SQL = preparedSql(
   "run_leases_extend",
   `
 WITH held AS (SELECT * FROM unnest($2::text[], $3::int[], $4::text[]) AS h(id, version, owner)),
 free AS (
   SELECT r.id FROM runs AS r JOIN held ON r.id = held.id
-  WHERE r.id = ANY($2::text[]) AND r.lease_version = held.version AND r.lease_owner = held.owner
+  WHERE ${STILL_HELD}
   FOR NO KEY UPDATE OF r SKIP LOCKED
 ),
 renewed AS (
@@ -167,8 +170,7 @@ renewed AS (
 SELECT id, cancel_requested FROM renewed
 UNION ALL
 SELECT r.id, r.cancel_requested FROM runs AS r JOIN held ON r.id = held.id
-WHERE r.id = ANY($2::text[]) AND r.lease_version = held.version AND r.lease_owner = held.owner
-  AND r.id <> ALL(ARRAY(SELECT id FROM free))`,
+WHERE ${STILL_HELD} AND r.id <> ALL(ARRAY(SELECT id FROM free))`,
 );
 
 /**
