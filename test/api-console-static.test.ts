@@ -1,10 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONSOLE_CONTENT_SECURITY_POLICY } from "../apps/api/src/console/serve-console.ts";
-import { launchBrowser, openConsolePage } from "./support/browser.ts";
+import { openConsolePage, sharedBrowser } from "./support/browser.ts";
 import { startTestApi, type TestApi } from "./support/test-api.ts";
 
 // The console served by the API process (docs/api.md, "Added for the web console"), from a fake build
@@ -86,10 +85,8 @@ describe("the console served by the API", () => {
   });
 
   it("in Chromium, the policy blocks inline script and lets the page open its same-origin WebSocket", async () => {
-    let browser: Browser | undefined;
+    const { page, context, consoleErrors } = await openConsolePage(await sharedBrowser());
     try {
-      browser = await launchBrowser();
-      const { page, consoleErrors } = await openConsolePage(browser);
       await page.goto(`${api.url}/console/#token=${encodeURIComponent(api.adminToken)}`);
       // The script sets the title once the socket opens or fails.
       const deadline = Date.now() + 10_000;
@@ -98,7 +95,7 @@ describe("the console served by the API", () => {
       expect(consoleErrors.join("\n")).toMatch(/Content Security Policy/);
       expect(consoleErrors.filter((line) => /connect-src/.test(line))).toEqual([]);
     } finally {
-      await browser?.close();
+      await context.close();
     }
   });
 });

@@ -22,8 +22,28 @@ const CHROMIUM_ARGS = [
 /** Where `AGENTQ_SCREENSHOTS=1 npx vitest run test/console-*.test.ts` writes the README's screenshots. */
 const SCREENSHOTS_DIRECTORY = fileURLToPath(new URL("../../docs/screenshots", import.meta.url));
 
-export function launchBrowser(): Promise<Browser> {
+function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
+
+let sharedLaunch: Promise<Browser> | undefined;
+
+/**
+ * One browser for every console test file that a vitest worker runs (the files share its module
+ * cache: `isolate: false`), each file in contexts of its own: a launch costs about 1.5 s of CPU,
+ * which eleven files paid each. Playwright kills it when the worker process exits; one that crashed
+ * or was closed is launched again.
+ */
+export function sharedBrowser(): Promise<Browser> {
+  if (!sharedLaunch) {
+    const launch = launchBrowser();
+    sharedLaunch = launch;
+    const forget = () => {
+      if (sharedLaunch === launch) sharedLaunch = undefined;
+    };
+    launch.then((browser) => browser.once("disconnected", forget), forget);
+  }
+  return sharedLaunch;
 }
 
 export interface ConsolePage {

@@ -1,9 +1,9 @@
-// One browser and one agentq stack for a console test file, with the checks every console page gets:
+// A browser context and one agentq stack for a console test file, with the checks every console page gets:
 // no script dialog (an injected `alert` would show up there), no uncaught page error, and nothing the
 // console's own Content-Security-Policy had to refuse.
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, vi } from "vitest";
-import { type ConsolePage, launchBrowser, openConsolePage, openPageIn, openSignedIn, viewportOf } from "./browser.ts";
+import { type ConsolePage, openConsolePage, openPageIn, openSignedIn, sharedBrowser, viewportOf } from "./browser.ts";
 import { startTestStack, type TestStack, type TestStackOptions } from "./test-stack.ts";
 
 export interface ConsoleSession {
@@ -36,11 +36,12 @@ export function useConsoleSession(stackOptions: () => TestStackOptions | Promise
   const reusable: ConsolePage[] = [];
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([startTestStack(await stackOptions()), launchBrowser()]);
+    [stack, browser] = await Promise.all([startTestStack(await stackOptions()), sharedBrowser()]);
   });
 
   afterAll(async () => {
-    await browser?.close();
+    // The browser stays for the worker's next console file; what this file opened goes.
+    await signedInContext?.close();
     await stack?.close();
   });
 
