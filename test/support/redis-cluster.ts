@@ -262,6 +262,6 @@ export async function startTestRedisCluster(options: { nodeTimeoutMs?: number } 
 
 /** A plain connection to one node (for assertions that need a node, not the cluster). */
 export function connectToNode(port: number): Redis {
-  // The type argument spares the typecheck seconds: IOREDIS_CONSTRUCTION in packages/queue/src/create-redis.ts.
+  // The type argument spares the typecheck seconds (createRedis in packages/queue/src/create-redis.ts says why).
   return new Redis<"legacy">({ host: "127.0.0.1", port, maxRetriesPerRequest: 1, lazyConnect: false });
 }

@@ -13,7 +13,7 @@ export function uniqueQueuePrefix(): string {
 
 /** A connection to the test Redis; BullMQ needs `maxRetriesPerRequest: null` on its connections. */
 export function createTestRedis(): Redis {
-  // The type argument spares the typecheck seconds: IOREDIS_CONSTRUCTION in packages/queue/src/create-redis.ts.
+  // The type argument spares the typecheck seconds (createRedis in packages/queue/src/create-redis.ts says why).
   return new Redis<"legacy">(TEST_REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: false });
 }
 

@@ -50,12 +50,15 @@ const retryDelay = (attempt: number) => Math.min(attempt * 200, 2000);
 const FAILOVER_RETRY_DELAY_MS = 250;
 const FAILOVER_RETRIES = 80;
 
-// `new Redis<"legacy">(...)`, `new Cluster<"legacy">(...)`, with options that `satisfy` their type rather than
-// have it (IOREDIS_CONSTRUCTION). Our options never set `replyMapping`, so the client is the default ("legacy")
-// one. Options typed `RedisOptions` allow either mapping, so TypeScript inferred `Redis<"legacy" | "resp3">`, and
-// relating that to `Redis` made the typecheck compute the variance of ioredis' whole command interface: about
-// 2.5 of `tsc`'s 13 s of checking, at every `npm test`. Test code that builds clients for `Redis` says it the same way.
-
+/**
+ * A client for `REDIS_URL` (see CreateRedisOptions).
+ *
+ * Built as `new Redis<"legacy">` / `new Cluster<"legacy">` from options that `satisfy` their type rather
+ * than have it: the options never set `replyMapping`, so the client is the default ("legacy") one, but
+ * options typed `RedisOptions` allow either mapping, so TypeScript inferred `Redis<"legacy" | "resp3">`,
+ * and relating that to `Redis` made it compute the variance of ioredis' whole command interface (about
+ * 2.5 of tsc's 13 s of checking, at every `npm test`). Test helpers that build a `Redis` do the same.
+ */
 export function createRedis(options: CreateRedisOptions): RedisClient {
   const offlineQueue = options.offlineQueue ?? options.maxRetriesPerRequest === null;
   const target = parseRedisUrl(options.url);
