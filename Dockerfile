@@ -1,5 +1,6 @@
 # agentq image: one image for every process (migrate, api, worker); docker-compose.yml picks the
-# command per service. TypeScript runs through tsx, so there is no build step.
+# command per service. The API and the worker run bundles of their sources (scripts/server-bundle.mjs),
+# built below; the migration and the supervisor run their TypeScript through tsx.
 # Node 24 (current LTS): the code also runs on Node 20.19+, which is what the development machines have.
 
 # Stage 1: only what `npm ci` reads (package manifests, the lockfile) and what the root postinstall
@@ -28,13 +29,16 @@ RUN apt-get update \
  && bwrap --version > /dev/null && prlimit --version > /dev/null && bash --version > /dev/null
 WORKDIR /app
 COPY --from=manifests /app ./
-# Dev dependencies (typescript, vitest, @types) are only for typechecking and tests; tsx and prisma
-# are regular dependencies. The root postinstall generates the Prisma client (no engine download).
+# Dev dependencies (typescript, vitest, @types) are only for typechecking and tests; tsx, esbuild and
+# prisma are regular dependencies. The root postinstall generates the Prisma client (no engine download).
 RUN npm ci --omit=dev && npm cache clean --force
 COPY . .
 # The web console (apps/console), built to the static files the API serves at /console/. vite is a
 # regular dependency of the console's workspace, so the --omit=dev install above has it.
 RUN node scripts/ensure-console-built.mjs
+# The API's and the worker's bundles (dist/server), built as root like the console: the processes,
+# run as `node`, find them current and never write there.
+RUN node scripts/server-bundle.mjs
 # Workspaces live on a volume every api and worker container mounts at this same path
 # (docs/design.md, "Deploying on many hosts"). Created here, owned by the runtime user, so a fresh named volume
 # inherits that ownership.
@@ -49,5 +53,5 @@ EXPOSE 3000
 # Default: the all-in-one supervisor (migrate, then api + one worker), like `npm start`; use
 # `docker run --init` so the commands run_command starts are reaped (compose sets `init: true`).
 # docker-compose.yml runs each process as its own service instead. Processes are started with
-# `node --import tsx` rather than through npm or the tsx CLI, so SIGTERM reaches them directly.
+# `node` directly rather than through npm or the tsx CLI, so SIGTERM reaches them directly.
 CMD ["node", "--import", "tsx", "scripts/start.ts"]

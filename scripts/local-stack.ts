@@ -16,6 +16,7 @@ import { isClusterRedisUrl } from "@agentq/core";
 import { createRedis, deleteKeysWithPrefix, type RedisClient } from "@agentq/queue";
 import { runMigrations } from "./migrate.ts";
 import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
+import { ensureServerBuilt, type SERVER_ENTRIES } from "./server-bundle.mjs";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -97,15 +98,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const profile = process.env.AGENTQ_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.AGENTQ_PROFILE_DIR}`] : [];
   // AGENTQ_STACK_NODE_FLAGS: more node flags for both processes (say "--trace-gc", to see GC pauses).
   const nodeFlags = (process.env.AGENTQ_STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
-  const start = (entry: string) =>
-    spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, ...nodeFlags, "--import", "tsx", entry], {
+  // Built once here, not by each process at once (they would find it current anyway).
+  await ensureServerBuilt();
+  const start = (service: keyof typeof SERVER_ENTRIES) =>
+    spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...profile, ...nodeFlags, "scripts/run-server.mjs", service], {
       cwd: ROOT,
       env: environment,
       // AGENTQ_STACK_LOGS=1: the processes' own log lines go to this process's stderr.
       stdio: ["ignore", process.env.AGENTQ_STACK_LOGS === "1" ? "inherit" : "ignore", "inherit"],
     });
-  const api = start("apps/api/src/main.ts");
-  const workers = Array.from({ length: Math.max(1, options.workers ?? 1) }, () => start("apps/worker/src/main.ts"));
+  const api = start("api");
+  const workers = Array.from({ length: Math.max(1, options.workers ?? 1) }, () => start("worker"));
   // A caller that dies without close() (an uncaught error: a bench request reset under heavy load) must
   // not leave the processes behind: orphaned, they kept their pools' Postgres connections open and later
   // runs, tests too, were refused with "too many clients". 'exit' is emitted on that path as well.

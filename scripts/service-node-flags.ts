@@ -13,5 +13,7 @@
  *   flight, peak RSS reached 371-377 MB (API) and 299-315 MB (worker) by default, and 194 / 194 MB
  *   with this flag, with CPU a run unchanged within the noise (a full collection of a 60 MB heap
  *   every few seconds instead of every tens of seconds).
+ * - `--enable-source-maps`: the processes run bundles (scripts/server-bundle.mjs); stack traces, in
+ *   logs and errors, name the TypeScript files and lines, as they did when tsx ran the sources.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
+export const SERVICE_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8", "--heap-growing-percent=50", "--enable-source-maps"];

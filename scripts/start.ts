@@ -8,13 +8,15 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureConsoleBuilt } from "./ensure-console-built.mjs";
+import { ensureServerBuilt } from "./server-bundle.mjs";
 import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
 
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
 
-// Children run as `node --import <tsx loader> file.ts`, not through the tsx CLI: the CLI would add
-// a process between us and the service, and signals would go through its relay. The loader is
-// resolved from this repository's node_modules, so it works right after `npm ci` with no build step.
+// The migration runs as `node --import <tsx loader> scripts/migrate.ts`, not through the tsx CLI: the
+// CLI would add a process between us and it, and signals would go through its relay. The loader is
+// resolved from this repository's node_modules, so it works right after `npm ci`. The services run
+// their bundles (scripts/server-bundle.mjs) through scripts/run-server.mjs, in the same way.
 const tsxLoaderUrl = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 // How long a child may take to shut down after SIGTERM/SIGINT before it is killed with SIGKILL.
@@ -24,6 +26,7 @@ const tsxLoaderUrl = pathToFileURL(createRequire(import.meta.url).resolve("tsx")
 const STOP_TIMEOUT_MS = 30_000;
 
 const MIGRATE_ENTRY = "scripts/migrate.ts";
+const RUN_SERVER = "scripts/run-server.mjs";
 const SERVICE_ENTRIES = [
   { name: "api", entry: "apps/api/src/main.ts" },
   { name: "worker", entry: "apps/worker/src/main.ts" },
@@ -51,8 +54,9 @@ function log(level: "info" | "warn" | "error", message: string, fields: Record<s
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 
-function spawnTypeScript(entry: string): ChildProcess {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, "--import", tsxLoaderUrl, entry], {
+/** `node <args>` in the repository, detached into its own process group (below). */
+function spawnNode(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, args, {
     cwd: repositoryRoot,
     env: process.env,
     stdio: ["ignore", "inherit", "inherit"],
@@ -86,7 +90,7 @@ function isRunning(child: ChildProcess): boolean {
 }
 
 function checkEntriesExist(): void {
-  const missing = [MIGRATE_ENTRY, ...SERVICE_ENTRIES.map((service) => service.entry)].filter((entry) => !existsSync(`${repositoryRoot}/${entry}`));
+  const missing = [MIGRATE_ENTRY, RUN_SERVER, ...SERVICE_ENTRIES.map((service) => service.entry)].filter((entry) => !existsSync(`${repositoryRoot}/${entry}`));
   if (missing.length === 0) return;
   log("error", `cannot start: ${missing.join(", ")} does not exist (in ${repositoryRoot})`, { missing });
   process.exit(1);
@@ -106,7 +110,7 @@ for (const signal of STOP_SIGNALS) {
 
 async function migrate(): Promise<void> {
   log("info", "applying pending migrations");
-  const child = spawnTypeScript(MIGRATE_ENTRY);
+  const child = spawnNode(["--import", tsxLoaderUrl, MIGRATE_ENTRY]);
   onStopRequested = (signal) => {
     log("info", `${signal} received: stopping the migration; nothing will be started`);
     if (isRunning(child)) child.kill(signal);
@@ -126,7 +130,7 @@ async function runServices(): Promise<number> {
   const children = new Map<ServiceName, ChildProcess>();
   const exits = new Map<ServiceName, Promise<ChildExit>>();
   for (const service of SERVICE_ENTRIES) {
-    const child = spawnTypeScript(service.entry);
+    const child = spawnNode([...SERVICE_NODE_FLAGS, RUN_SERVER, service.name]);
     children.set(service.name, child);
     exits.set(service.name, waitForExit(child));
     log("info", `started ${service.name}`, { service: service.name, child_pid: child.pid });
@@ -195,8 +199,22 @@ function buildConsole(): void {
   }
 }
 
+/**
+ * The services run bundles of their sources: build them once here when missing or stale, rather than
+ * in each child at once. A failed build stops everything: without it no service can start.
+ */
+async function buildServer(): Promise<void> {
+  try {
+    await ensureServerBuilt({ log: (message) => log("info", message) });
+  } catch (error) {
+    log("error", `cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
+
 checkEntriesExist();
 buildConsole();
+await buildServer();
 await migrate();
 const exitCode = await runServices();
 log(exitCode === 0 ? "info" : "error", `supervisor exiting with code ${exitCode}`);

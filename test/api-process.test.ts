@@ -9,10 +9,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { TEST_REDIS_URL } from "./support/redis.ts";
+import { serviceArguments } from "./support/service-process.ts";
 import { TEST_ADMIN_TOKEN } from "./support/test-api.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const TSX = join(ROOT, "node_modules/.bin/tsx");
 
 let database: TestDatabase;
 let workspacesRoot: string;
@@ -30,7 +30,7 @@ afterAll(async () => {
 type ApiProcess = ChildProcessByStdio<null, Readable, Readable>;
 
 function startApiProcess(environment: Record<string, string>): { child: ApiProcess; lines: string[]; stderr: () => string } {
-  const child = spawn(TSX, ["apps/api/src/main.ts"], {
+  const child = spawn(process.execPath, serviceArguments("api"), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...environment },
     stdio: ["ignore", "pipe", "pipe"],
@@ -50,7 +50,7 @@ function startApiProcess(environment: Record<string, string>): { child: ApiProce
   return { child, lines, stderr: () => stderr };
 }
 
-/** Generous: tsx compiles the API on start, which takes seconds on a loaded machine. */
+/** Generous: the API loads its modules and connects on start, which takes seconds on a loaded machine. */
 async function waitForLine(lines: string[], matches: (entry: any) => boolean, what: string, timeoutMs = 45_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -31,7 +31,7 @@ describe("npm start (the README's command)", () => {
     await redis.quit();
   });
 
-  it("creates and migrates the database, serves /readyz and /api/me, and stops cleanly on SIGTERM", async () => {
+  it("creates and migrates the database, serves /readyz, /api/me and the console, and stops cleanly on SIGTERM", async () => {
     const token = "aq_start-test-token-0123456789abcdef";
     const child = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
       cwd: ROOT,
@@ -71,6 +71,10 @@ describe("npm start (the README's command)", () => {
       const me = await fetch(`${base}/api/me`, { headers: { authorization: `Bearer ${token}` } });
       expect(me.status).toBe(200);
       expect(await me.json()).toMatchObject({ name: "admin", role: "admin" });
+      // The API runs from its bundle (dist/server), and still finds the console's files beside its sources.
+      const page = await fetch(`${base}/console/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<title>agentq console</title>");
       // The worker started too: it subscribes to the control channel when it is up.
       const redis = createTestRedis();
       try {

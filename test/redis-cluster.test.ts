@@ -13,6 +13,7 @@ import { createRedis, type RedisClient, userRunsChannel } from "@agentq/queue";
 import { decide, injectedChat, readThen, waitForParked } from "./support/approval-test-helpers.ts";
 import { connectToNode, startTestRedisCluster, type TestRedisCluster } from "./support/redis-cluster.ts";
 import { expectContiguous, sleep, startTestStack, type TestStack } from "./support/test-stack.ts";
+import { serviceArguments } from "./support/service-process.ts";
 import { waitUntil } from "./support/wait-until.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -26,9 +27,9 @@ const REQUESTS_WITHOUT_MASTER = 10;
  */
 const ANSWER_WITHOUT_MASTER_MS = 8000;
 
-/** Starts the API's main.ts with `environment` and collects what it prints until it exits. */
+/** Starts the API process with `environment` and collects what it prints until it exits. */
 function bootApi(environment: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/api/src/main.ts"], {
+  const child = spawn(process.execPath, serviceArguments("api"), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...environment },
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,12 +7,13 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
+import { serviceArguments } from "./support/service-process.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** Starts an app's main.ts and collects its output until it exits. */
-function runMain(entry: string, environment: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
+/** Starts the API or a worker process and collects its output until it exits. */
+function runMain(service: "api" | "worker", environment: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
+  const child = spawn(process.execPath, serviceArguments(service), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", LOG_LEVEL: "info", ...environment },
     stdio: ["ignore", "pipe", "pipe"],
@@ -36,7 +37,7 @@ describe("start-up failures name what to set", () => {
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      const { code, lines } = await runMain("apps/api/src/main.ts", {
+      const { code, lines } = await runMain("api", {
         DATABASE_URL: database.url,
         REDIS_URL: "redis://127.0.0.1:6379",
         QUEUE_PREFIX: `agentq-startup-${port}`,
@@ -57,7 +58,7 @@ describe("start-up failures name what to set", () => {
 
   it("a worker whose Postgres does not answer exits with a JSON line naming DATABASE_URL, without the password", async () => {
     const closedPort = await freePort();
-    const { code, lines } = await runMain("apps/worker/src/main.ts", {
+    const { code, lines } = await runMain("worker", {
       DATABASE_URL: `postgresql://agentq:hunter2secret@127.0.0.1:${closedPort}/agentq`,
       REDIS_URL: "redis://127.0.0.1:6379",
       QUEUE_PREFIX: `agentq-startup-${closedPort}`,

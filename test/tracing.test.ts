@@ -1,5 +1,5 @@
 // OpenTelemetry (issue 18, API.md "Webhooks, tracing, the client and the CLI"): the API and a worker run
-// as their own processes (`node --import tsx apps/.../main.ts`, as npm start runs them) with
+// as their own processes (`node scripts/run-server.mjs api|worker`, as npm start runs them) with
 // OTEL_EXPORTER_OTLP_ENDPOINT pointing at a local OTLP/HTTP JSON receiver. A run that reads a file, pauses
 // before a write and is approved: the request that created it and the worker's execution share a trace,
 // so do the decision and the resumed execution; rounds, model calls and tool calls carry agentq.run_id.
@@ -18,6 +18,7 @@ import { type FakeProviderServer, scenarioInput, scenarioResponder, startFakePro
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
 import { deleteKeysWithPrefix, createTestRedis, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
+import { serviceArguments } from "./support/service-process.ts";
 import { requestJson, TEST_ADMIN_TOKEN } from "./support/test-api.ts";
 import { waitUntil } from "./support/wait-until.ts";
 
@@ -125,8 +126,8 @@ class AgentqProcesses {
   ) {}
 
   async start(port: number): Promise<void> {
-    const api = this.spawn("apps/api/src/main.ts", { PORT: String(port), AGENTQ_RECORD_MODULES: this.moduleRecords.api });
-    const worker = this.spawn("apps/worker/src/main.ts", { AGENTQ_RECORD_MODULES: this.moduleRecords.worker });
+    const api = this.spawn("api", { PORT: String(port), AGENTQ_RECORD_MODULES: this.moduleRecords.api });
+    const worker = this.spawn("worker", { AGENTQ_RECORD_MODULES: this.moduleRecords.worker });
     this.apiUrl = `http://127.0.0.1:${port}`;
     await Promise.all([this.waitForLog(api, "api listening"), this.waitForLog(worker, "worker started")]);
   }
@@ -144,8 +145,8 @@ class AgentqProcesses {
     );
   }
 
-  private spawn(entry: string, extra: Record<string, string>): ServiceProcess {
-    const child = spawn(process.execPath, ["--import", "tsx", "--import", RECORD_MODULES, entry], {
+  private spawn(service: "api" | "worker", extra: Record<string, string>): ServiceProcess {
+    const child = spawn(process.execPath, serviceArguments(service, ["--import", RECORD_MODULES]), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...this.environment, ...extra },
       stdio: ["ignore", "pipe", "pipe"],
@@ -258,7 +259,7 @@ function requestPathOf(span: ReceivedSpan): string {
 const SDK_MODULES = /node_modules\/(@opentelemetry\/(sdk-|exporter-|instrumentation)|import-in-the-middle|bullmq-otel)/;
 
 const receiver = new OtlpReceiver();
-/** With tracing (exporting to the receiver) and without: both started at once, most of their start being tsx's. */
+/** With tracing (exporting to the receiver) and without: both started at once. */
 let traced: Deployment;
 let untraced: Deployment;
 
@@ -409,8 +410,9 @@ describe("tracing without OTEL_EXPORTER_OTLP_ENDPOINT", () => {
     expect((await waitForRunStatus(untraced, started.body.id, ["completed", "failed", "cancelled"])).status).toBe("completed");
     for (const record of [untraced.processes.moduleRecords.api, untraced.processes.moduleRecords.worker]) {
       const modules = (await readFile(record, "utf8")).split("\n");
-      // The record is complete: it has the application's modules and the API of agentq's own spans.
-      expect(modules.some((url) => url.includes("/packages/core/src/runs/loop/execute-run.ts"))).toBe(true);
+      // The record is complete: it has the application's bundle, a package the application imports, and the API of agentq's own spans.
+      expect(modules.some((url) => /\/dist\/server\/[0-9a-f]+\/run-(api|worker)-process-/.test(url))).toBe(true);
+      expect(modules.some((url) => url.includes("node_modules/pg/"))).toBe(true);
       expect(modules.some((url) => url.includes("node_modules/@opentelemetry/api/"))).toBe(true);
       expect(modules.filter((url) => SDK_MODULES.test(url))).toEqual([]);
     }

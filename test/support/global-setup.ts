@@ -1,5 +1,5 @@
 // Once per `vitest run`: migrate the template database that test files clone (database.ts), drop
-// databases that earlier, interrupted runs left behind, and build the web console if its build is stale.
+// databases that earlier, interrupted runs left behind, and build the web console and the server if their builds are stale.
 import { createHash } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -8,6 +8,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { applyMigrations } from "@agentq/core/migrations";
 import { ensureConsoleBuilt } from "../../scripts/ensure-console-built.mjs";
+import { ensureServerBuilt } from "../../scripts/server-bundle.mjs";
 import {
   TEMPLATE_DATABASE_ENV,
   TEMPLATE_DATABASE_PREFIX,
@@ -26,6 +27,9 @@ const STALE_AFTER_MS = 60 * 60 * 1000;
 export default async function setup(project: TestProject): Promise<void> {
   // The browser tests load the console the API serves: a build older than its sources would test old code.
   ensureConsoleBuilt();
+  // The API and worker processes that tests start run the server's bundle: built once here, not by
+  // every process that finds it stale at once.
+  await ensureServerBuilt();
   const template = await prepareTemplateDatabase();
   project.provide("agentqTemplateDatabase", template);
   // For child processes that tests spawn with this environment (they cannot call `inject`).

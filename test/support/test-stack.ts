@@ -12,6 +12,7 @@ import { parseWorkerConfig, type WorkerConfig } from "../../apps/worker/src/conf
 import { type RunWorker, type StartRunWorkerOptions, startRunWorker } from "../../apps/worker/src/run-worker.ts";
 import type { ApiConfig } from "../../apps/api/src/config.ts";
 import { createTestRedis, deleteKeysWithPrefix } from "./redis.ts";
+import { serviceArguments } from "./service-process.ts";
 import { startTestApi, type TestApi } from "./test-api.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -175,7 +176,7 @@ export class TestStack {
   /** A worker as a child process (`npm run start:worker`), for crash and signal tests. */
   spawnWorker(environment: Record<string, string> = {}): ChildProcess {
     const config = this.workerConfig;
-    const child = spawn(process.execPath, ["--import", "tsx", "apps/worker/src/main.ts"], {
+    const child = spawn(process.execPath, serviceArguments("worker"), {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? "",

@@ -19,8 +19,8 @@ export interface Tracing {
 
 /**
  * Modules whose instrumentation patches them as they are imported. Only these go through the ESM
- * hook (import-in-the-middle): wrapping every module would put each of tsx's compiled files through a
- * second loader for nothing.
+ * hook (import-in-the-middle): wrapping every module would put each of the application's chunks and
+ * packages through a second loader for nothing.
  */
 const INSTRUMENTED_MODULES = ["express", "pg", "ioredis", "http", "https", "node:http", "node:https"];
 
