@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { EmailConfig } from "./email-config.ts";
 
 /** One message as it goes out: plain text, the Message-ID fixed by the claim. */
@@ -49,23 +49,30 @@ export function classifyDeliveryError(error: unknown): EmailDeliveryFailure {
 /**
  * An SMTP transport over nodemailer. The mail is built from text the model wrote: file and URL access
  * are disabled, so no attachment or alternative can make the worker read a file or fetch a URL.
+ * nodemailer is loaded at the first delivery: most processes never send one, and its modules held
+ * about 2 MB of heap in each (issue 11: what each process keeps alive costs every collection).
  */
 export function createSmtpEmailTransport(config: EmailConfig): EmailTransport {
-  const transporter = nodemailer.createTransport({
-    url: config.smtpUrl,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    connectionTimeout: CONNECTION_TIMEOUT_MS,
-    greetingTimeout: GREETING_TIMEOUT_MS,
-    socketTimeout: SOCKET_TIMEOUT_MS,
-    // The password is in the URL: never let nodemailer log the transaction.
-    logger: false,
-    debug: false,
-  });
+  let transporter: Promise<Transporter> | undefined;
+  const connect = async (): Promise<Transporter> => {
+    const { default: nodemailer } = await import("nodemailer");
+    return nodemailer.createTransport({
+      url: config.smtpUrl,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      greetingTimeout: GREETING_TIMEOUT_MS,
+      socketTimeout: SOCKET_TIMEOUT_MS,
+      // The password is in the URL: never let nodemailer log the transaction.
+      logger: false,
+      debug: false,
+    });
+  };
   return {
     async deliver(message) {
       try {
-        await transporter.sendMail({
+        transporter ??= connect();
+        await (await transporter).sendMail({
           from: message.from,
           to: message.to,
           cc: message.cc,
@@ -79,7 +86,11 @@ export function createSmtpEmailTransport(config: EmailConfig): EmailTransport {
       }
     },
     close() {
-      transporter.close();
+      // Nothing to close before the first delivery; after it, the transport it made (once it is made).
+      void transporter?.then(
+        (made) => made.close(),
+        () => undefined,
+      );
     },
   };
 }

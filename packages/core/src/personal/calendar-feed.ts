@@ -1,4 +1,4 @@
-import ical, { type ICalAttendeeData } from "ical-generator";
+import type { ICalAttendeeData } from "ical-generator";
 import type { SqlRunner } from "../store/sql-pool.ts";
 import { listCalendarEventRows } from "./calendar-event-store.ts";
 
@@ -15,9 +15,12 @@ function attendeeOf(text: string): ICalAttendeeData | undefined {
 /**
  * The user's calendar as an iCalendar feed (RFC 5545): every event from a year ago on, times in UTC,
  * all-day events as DATE values. `host` names the deployment in the UIDs (`<event id>@<host>`).
+ * ical-generator (and luxon under it) is loaded at the first feed: the processes that never serve one
+ * do not keep its modules in their heap.
  */
 export async function renderCalendarFeed(runner: SqlRunner, input: { userId: string; userName: string; host: string; now: Date }): Promise<string> {
   const rows = await listCalendarEventRows(runner, input.userId, { from: new Date(input.now.getTime() - FEED_PAST_DAYS * 24 * 60 * 60 * 1000) });
+  const { default: ical } = await import("ical-generator");
   const calendar = ical({ name: `agentq: ${input.userName}`, prodId: { company: "agentq", product: "calendar", language: "EN" }, ttl: 15 * 60 });
   for (const row of rows) {
     calendar.createEvent({
