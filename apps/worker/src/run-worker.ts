@@ -10,6 +10,7 @@ import {
   createAgentqTools,
   createEmailServices,
   createPrismaClient,
+  createSqlPool,
   createRunCommitBatcher,
   createToolRegistry,
   AdmissionRounds,
@@ -205,13 +206,15 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
 
   // One statement renews every lease this worker holds, on its own small pool: renewals never wait
   // behind run work, so an overloaded but alive worker does not lose its runs to spurious take-overs.
-  const leasePrisma = createPrismaClient({ databaseUrl: config.databaseUrl, poolSize: 2 });
+  // A pool without a Prisma client: these are hand-written statements, and a second client would build
+  // a second copy of Prisma's data model graph (store/create-prisma-client.ts, createSqlPool).
+  const leasePool = createSqlPool({ databaseUrl: config.databaseUrl, poolSize: 2 });
   let renewing: Promise<void> = Promise.resolve();
   const renewAll = () => {
     const held = [...active.values()];
     if (held.length === 0) return;
     renewing = renewLeases(
-      leasePrisma,
+      leasePool,
       held.map((run) => run.lease),
       config.leaseMs,
     )
@@ -230,7 +233,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // Presence for GET /api/services: a row per live worker, refreshed every few seconds.
   const startedAt = new Date();
   const recordPresence = () =>
-    recordWorkerPresence(leasePrisma, { id: workerId, host: hostname(), startedAt, concurrency: config.concurrency, activeRuns: active.size }).catch(
+    recordWorkerPresence(leasePool, { id: workerId, host: hostname(), startedAt, concurrency: config.concurrency, activeRuns: active.size }).catch(
       (error: unknown) => logger.warn({ err: error }, "could not record this worker's presence"),
     );
   void recordPresence();
@@ -450,8 +453,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         await Promise.all([commands, blocking, eventConnection].map((connection) => quitOrDisconnect(connection, closing)));
         clearInterval(heartbeat);
         await renewing;
-        await removeWorkerPresence(leasePrisma, workerId).catch(() => undefined);
-        await leasePrisma.$disconnect();
+        await removeWorkerPresence(leasePool, workerId).catch(() => undefined);
+        await leasePool.end();
         await prisma.$disconnect();
       }
       logger.info({ worker_id: workerId, elapsed_ms: Date.now() - stoppingAt }, "worker stopped");

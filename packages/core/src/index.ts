@@ -104,7 +104,7 @@ export { generateId, type GenerateId } from "./ids.ts";
 export { type Clock, systemClock } from "./clock.ts";
 
 // The store: the Prisma client (with its pg pool) and the secrets the deployment generates once.
-export { createPrismaClient, Prisma, type PrismaClient, sqlPoolOf } from "./store/create-prisma-client.ts";
+export { createPrismaClient, createSqlPool, Prisma, type PrismaClient, sqlPoolOf } from "./store/create-prisma-client.ts";
 export { createRunCommitBatcher, type RunCommitBatcherOptions, type RunCommitter } from "./store/run-commit-batcher.ts";
 export { resolveApprovalSecret } from "./store/system-secret.ts";
 export { pingDatabase } from "./store/ping-database.ts";

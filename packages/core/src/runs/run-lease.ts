@@ -1,4 +1,5 @@
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
+import type { SqlRunner } from "../store/sql-pool.ts";
 import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
 import { type RunContext, runContextOf } from "./load-run-context.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
@@ -65,8 +66,8 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
  * Renews every lease a worker holds in one statement (one round trip per interval, however many
  * runs). Returns the runs still held, with their cancel flag; a run missing from the answer was lost.
  */
-export async function renewLeases(prisma: PrismaClient, leases: readonly RunLease[], leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+export async function renewLeases(runner: SqlRunner, leases: readonly RunLease[], leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
   if (leases.length === 0) return new Map();
-  const rows = await extendRunLeases(sqlPoolOf(prisma), { leaseSeconds: leaseMs / 1000, leases });
+  const rows = await extendRunLeases(runner, { leaseSeconds: leaseMs / 1000, leases });
   return new Map(rows.map((row) => [row.id, { cancelRequested: row.cancel_requested }]));
 }

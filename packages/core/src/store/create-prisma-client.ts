@@ -14,18 +14,35 @@ export interface CreatePrismaClientOptions {
 const sqlPools = new WeakMap<PrismaClient, pg.Pool>();
 
 /**
- * How often each connection plans its prepared statements again (see createPrismaClient). Planning
+ * How often each connection plans its prepared statements again (see createSqlPool). Planning
  * the hot path's large statements costs a few milliseconds each: at every 10 s it was about 8% of
  * Postgres' time in the PARKED benchmark, at 30 s it is under 3%.
  */
 const REPLAN_INTERVAL_MS = 30_000;
 
 /**
- * A Prisma client over the pg driver adapter (Prisma 7: no engine binary). Its pg pool is also
- * reachable through `sqlPoolOf` for the hot-path statements (store/sql-pool.ts); `$disconnect`
- * closes it.
+ * A Prisma client over the pg driver adapter (Prisma 7: no engine binary), on a pool made by
+ * createSqlPool. The pool is also reachable through `sqlPoolOf` for the hot-path statements
+ * (store/sql-pool.ts); `$disconnect` closes it.
  */
 export function createPrismaClient(options: CreatePrismaClientOptions): PrismaClient {
+  const pool = createSqlPool(options);
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const disconnect = prisma.$disconnect.bind(prisma);
+  prisma.$disconnect = async () => {
+    await disconnect();
+    if (!pool.ended) await pool.end();
+  };
+  sqlPools.set(prisma, pool);
+  return prisma;
+}
+
+/**
+ * A pg pool for agentq's SQL, set up as below, without a Prisma client: for a process part that runs
+ * only hand-written statements (the worker's lease renewals). A Prisma client builds its data model's
+ * graph when it is made, about 5 MB of heap that every full collection marks; `end()` closes the pool.
+ */
+export function createSqlPool(options: CreatePrismaClientOptions): pg.Pool {
   // idleTimeoutMillis 0: connections stay open while the process lives (pg's default closes them
   // after 10 s idle). A new backend starts with cold catalog caches and none of the hot path's
   // prepared statements, so reopening connections after a quiet spell put 20-60 ms into the next
@@ -76,14 +93,7 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
     // statement: the plans stay, and the connection's next statement reports its own error.
     client.query("DISCARD PLANS").catch(() => undefined);
   });
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  const disconnect = prisma.$disconnect.bind(prisma);
-  prisma.$disconnect = async () => {
-    await disconnect();
-    if (!pool.ended) await pool.end();
-  };
-  sqlPools.set(prisma, pool);
-  return prisma;
+  return pool;
 }
 
 /** The pg pool under a client made by `createPrismaClient`. */
