@@ -2,11 +2,14 @@
 // manager does (issue 16 item 1): no API or worker is left behind holding the port.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
+import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { waitUntil } from "./support/wait-until.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,15 +51,28 @@ function alive(pid: number): boolean {
 async function startAgentq(): Promise<{ npm: ChildProcess; url: string; output: () => string; drop: () => Promise<void> }> {
   const database = await createTestDatabase();
   const port = await freePort();
+  const queuePrefix = uniqueQueuePrefix();
+  const workspacesRoot = await mkdtemp(path.join(tmpdir(), "agentq-signals-"));
+  // What the run left behind: its database, its Redis keys, its workspaces.
+  const drop = async () => {
+    await database.drop();
+    const redis = createTestRedis();
+    try {
+      await deleteKeysWithPrefix(redis, queuePrefix);
+    } finally {
+      redis.disconnect();
+    }
+    await rm(workspacesRoot, { recursive: true, force: true });
+  };
   const npm = spawn("npm", ["start"], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? "/root",
       DATABASE_URL: database.url,
-      REDIS_URL: "redis://127.0.0.1:6379",
-      QUEUE_PREFIX: `agentq-signals-${port}`,
-      WORKSPACES_ROOT: path.join(ROOT, "data", `signals-${port}`),
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
+      WORKSPACES_ROOT: workspacesRoot,
       ADMIN_TOKEN: "aq_signals_test_token_0123456789abcdef",
       PROCESS_SANDBOX: "off",
       HOST: "127.0.0.1",
@@ -72,7 +88,7 @@ async function startAgentq(): Promise<{ npm: ChildProcess; url: string; output: 
     npm.kill("SIGKILL");
     throw new Error(`${error.message}\n${output}`);
   });
-  return { npm, url, output: () => output, drop: () => database.drop() };
+  return { npm, url, output: () => output, drop };
 }
 
 describe("signals to the npm start process", () => {
