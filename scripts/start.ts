@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureConsoleBuilt } from "./ensure-console-built.mjs";
-import { ensureServerBuilt } from "./server-bundle.mjs";
+import { ensureServerBuilt, SERVER_ENTRIES } from "./server-bundle.mjs";
 import { SERVICE_NODE_FLAGS } from "./service-node-flags.ts";
 
 const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -27,12 +27,10 @@ const STOP_TIMEOUT_MS = 30_000;
 
 const MIGRATE_ENTRY = "scripts/migrate.ts";
 const RUN_SERVER = "scripts/run-server.mjs";
-const SERVICE_ENTRIES = [
-  { name: "api", entry: "apps/api/src/main.ts" },
-  { name: "worker", entry: "apps/worker/src/main.ts" },
-] as const;
+/** The services, in the order they are started: the API, then one worker. */
+const SERVICE_ENTRIES = (["api", "worker"] as const).map((name) => ({ name, entry: SERVER_ENTRIES[name] }));
 
-type ServiceName = (typeof SERVICE_ENTRIES)[number]["name"];
+type ServiceName = keyof typeof SERVER_ENTRIES;
 type StopSignal = "SIGINT" | "SIGTERM" | "SIGHUP";
 
 // Pino's line format and level numbers, so the supervisor's few lines sit in the same stream as
