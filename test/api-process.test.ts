@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { TEST_REDIS_URL } from "./support/redis.ts";
+import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { serviceArguments } from "./support/service-process.ts";
 import { TEST_ADMIN_TOKEN } from "./support/test-api.ts";
 
@@ -16,6 +16,8 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 let database: TestDatabase;
 let workspacesRoot: string;
+/** The API's queue keys (BullMQ writes the queue's meta key at start): this file's own, deleted at the end. */
+const queuePrefix = uniqueQueuePrefix();
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -25,6 +27,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.drop();
   await rm(workspacesRoot, { recursive: true, force: true });
+  const redis = createTestRedis();
+  await deleteKeysWithPrefix(redis, queuePrefix).finally(() => redis.disconnect());
 });
 
 type ApiProcess = ChildProcessByStdio<null, Readable, Readable>;
@@ -32,7 +36,7 @@ type ApiProcess = ChildProcessByStdio<null, Readable, Readable>;
 function startApiProcess(environment: Record<string, string>): { child: ApiProcess; lines: string[]; stderr: () => string } {
   const child = spawn(process.execPath, serviceArguments("api"), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...environment },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", QUEUE_PREFIX: queuePrefix, ...environment },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
+import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { serviceArguments } from "./support/service-process.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -36,11 +37,13 @@ describe("start-up failures name what to set", () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     const port = (taken.address() as { port: number }).port;
+    // The API sets up its queue (BullMQ writes the queue's meta key) before it finds the port taken.
+    const queuePrefix = uniqueQueuePrefix();
     try {
       const { code, lines } = await runMain("api", {
         DATABASE_URL: database.url,
-        REDIS_URL: "redis://127.0.0.1:6379",
-        QUEUE_PREFIX: `agentq-startup-${port}`,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: queuePrefix,
         WORKSPACES_ROOT: path.join(ROOT, "data", "startup-test"),
         ADMIN_TOKEN: "aq_startup_test_token_0123456789abcdef",
         HOST: "127.0.0.1",
@@ -53,6 +56,8 @@ describe("start-up failures name what to set", () => {
     } finally {
       taken.close();
       await database.drop();
+      const redis = createTestRedis();
+      await deleteKeysWithPrefix(redis, queuePrefix).finally(() => redis.disconnect());
     }
   });
 
@@ -60,8 +65,9 @@ describe("start-up failures name what to set", () => {
     const closedPort = await freePort();
     const { code, lines } = await runMain("worker", {
       DATABASE_URL: `postgresql://agentq:hunter2secret@127.0.0.1:${closedPort}/agentq`,
-      REDIS_URL: "redis://127.0.0.1:6379",
-      QUEUE_PREFIX: `agentq-startup-${closedPort}`,
+      REDIS_URL: TEST_REDIS_URL,
+      // The worker stops at Postgres, before it writes anything to Redis.
+      QUEUE_PREFIX: uniqueQueuePrefix(),
       WORKSPACES_ROOT: path.join(ROOT, "data", "startup-test"),
       PROCESS_SANDBOX: "off",
     });
