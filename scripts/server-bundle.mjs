@@ -67,8 +67,9 @@ function sourceLocationPlugin(outputDepthFile) {
     name: "source-import-meta-url",
     setup(build) {
       build.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
         const contents = readFileSync(args.path, "utf8");
-        if (args.path.includes(`${sep}node_modules${sep}`) || !contents.includes("import.meta.url")) return undefined;
+        if (!contents.includes("import.meta.url")) return undefined;
         const fromOutput = relative(join(outputDepthFile, ".."), args.path).split(sep).join("/");
         return { contents: contents.replaceAll("import.meta.url", `new URL(${JSON.stringify(fromOutput)}, import.meta.url).href`), loader: "ts" };
       });

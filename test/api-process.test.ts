@@ -8,7 +8,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./support/database.ts";
-import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
+import { deleteTestKeys, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { serviceArguments } from "./support/service-process.ts";
 import { TEST_ADMIN_TOKEN } from "./support/test-api.ts";
 
@@ -27,8 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.drop();
   await rm(workspacesRoot, { recursive: true, force: true });
-  const redis = createTestRedis();
-  await deleteKeysWithPrefix(redis, queuePrefix).finally(() => redis.disconnect());
+  await deleteTestKeys(queuePrefix);
 });
 
 type ApiProcess = ChildProcessByStdio<null, Readable, Readable>;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "@agentq/core/testing";
 import { dropTestDatabase, newTestDatabaseName, testDatabaseUrl } from "./support/database.ts";
-import { TEST_REDIS_URL, createTestRedis, deleteKeysWithPrefix, uniqueQueuePrefix } from "./support/redis.ts";
+import { TEST_REDIS_URL, createTestRedis, deleteTestKeys, uniqueQueuePrefix } from "./support/redis.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -26,9 +26,7 @@ describe("npm start (the README's command)", () => {
   const prefix = uniqueQueuePrefix();
   afterAll(async () => {
     await dropTestDatabase(databaseName);
-    const redis = createTestRedis();
-    await deleteKeysWithPrefix(redis, prefix);
-    await redis.quit();
+    await deleteTestKeys(prefix);
   });
 
   it("creates and migrates the database, serves /readyz, /api/me and the console, and stops cleanly on SIGTERM", async () => {

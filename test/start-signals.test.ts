@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
-import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
+import { deleteTestKeys, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { waitUntil } from "./support/wait-until.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,12 +56,7 @@ async function startAgentq(): Promise<{ npm: ChildProcess; url: string; output: 
   // What the run left behind: its database, its Redis keys, its workspaces.
   const drop = async () => {
     await database.drop();
-    const redis = createTestRedis();
-    try {
-      await deleteKeysWithPrefix(redis, queuePrefix);
-    } finally {
-      redis.disconnect();
-    }
+    await deleteTestKeys(queuePrefix);
     await rm(workspacesRoot, { recursive: true, force: true });
   };
   const npm = spawn("npm", ["start"], {

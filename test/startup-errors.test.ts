@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createTestDatabase } from "./support/database.ts";
 import { freePort } from "./support/free-port.ts";
-import { createTestRedis, deleteKeysWithPrefix, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
+import { deleteTestKeys, TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { serviceArguments } from "./support/service-process.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -56,8 +56,7 @@ describe("start-up failures name what to set", () => {
     } finally {
       taken.close();
       await database.drop();
-      const redis = createTestRedis();
-      await deleteKeysWithPrefix(redis, queuePrefix).finally(() => redis.disconnect());
+      await deleteTestKeys(queuePrefix);
     }
   });
 

@@ -2,6 +2,7 @@
 // removes its keys afterwards. Never FLUSHALL/FLUSHDB: other files and runs share the server.
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
+import { deleteKeysWithPrefix } from "@agentq/queue";
 
 /** Default: the local server of docs/design.md ("Environment this is built and tested on"). Override with AGENTQ_TEST_REDIS_URL. */
 export const TEST_REDIS_URL = process.env.AGENTQ_TEST_REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -18,4 +19,17 @@ export function createTestRedis(): Redis {
 }
 
 /** Deletes every key that starts with `prefix` (on one server or every master of a cluster). */
-export { deleteKeysWithPrefix } from "@agentq/queue";
+export { deleteKeysWithPrefix };
+
+/**
+ * Deletes the keys of `prefix` on the test Redis over a connection of its own, closed afterwards: for
+ * a test whose keys were written by processes it started, and which holds no connection itself.
+ */
+export async function deleteTestKeys(prefix: string): Promise<void> {
+  const redis = createTestRedis();
+  try {
+    await deleteKeysWithPrefix(redis, prefix);
+  } finally {
+    redis.disconnect();
+  }
+}

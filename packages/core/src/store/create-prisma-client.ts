@@ -5,11 +5,14 @@ import { PrismaClient } from "./generated/client.ts";
 export { PrismaClient };
 export { Prisma } from "./generated/client.ts";
 
-export interface CreatePrismaClientOptions {
+export interface SqlPoolOptions {
   databaseUrl: string;
   /** Pool size of the pg driver. Default 10: pg's own default, enough for one process. */
   poolSize?: number;
 }
+
+/** A Prisma client's options are its pool's. */
+export type CreatePrismaClientOptions = SqlPoolOptions;
 
 const sqlPools = new WeakMap<PrismaClient, pg.Pool>();
 
@@ -42,7 +45,7 @@ export function createPrismaClient(options: CreatePrismaClientOptions): PrismaCl
  * only hand-written statements (the worker's lease renewals). A Prisma client builds its data model's
  * graph when it is made, about 5 MB of heap that every full collection marks; `end()` closes the pool.
  */
-export function createSqlPool(options: CreatePrismaClientOptions): pg.Pool {
+export function createSqlPool(options: SqlPoolOptions): pg.Pool {
   // idleTimeoutMillis 0: connections stay open while the process lives (pg's default closes them
   // after 10 s idle). A new backend starts with cold catalog caches and none of the hot path's
   // prepared statements, so reopening connections after a quiet spell put 20-60 ms into the next
