@@ -1,3 +1,4 @@
+import { createRedis, parseResumeOffer, type ResumeOffer, workerChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
@@ -7,7 +8,15 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 // A decided approval's run is offered to a live worker over its own channel (queue resume-offer.ts)
 // instead of going through the queue's fetch loop; the queue stays the way when the offer cannot be
 // taken. These tests tell the two apart by the queue's own event stream: every job BullMQ added is
-// there, by its id (`run-<run id>-<generation>`).
+// there, by its id (`run-<run id>-<generation>`). The decision's commit hands the run over: leased to
+// the worker it is offered to, with its context in the offer (core runs/resume-handover.ts).
+
+/** The run's lease as Postgres has it. */
+async function leaseOf(stack: TestStack, runId: string): Promise<{ status: string; lease_owner: string | null; lease_ms_left: number | null }> {
+  const [row] = await stack.prisma.$queryRaw<{ status: string; lease_owner: string | null; lease_ms_left: number | null }[]>`
+    SELECT status::text AS status, lease_owner, (extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_ms_left FROM runs WHERE id = ${runId}`;
+  return row!;
+}
 
 /** The write every test here parks on. */
 const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved" } };
@@ -37,8 +46,12 @@ describe("a decided approval's run offered to a worker", () => {
   it("resumes on the live worker without a queue job", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
-    expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+    const decision = await decide(stack, approvalId, "allow_task");
+    // Queued, as a decision leaves a run, until the worker's first commit: a client sees no new state.
+    expect(decision.status).toBe(202);
+    expect(decision.body).toEqual({ run_id: runId, status: "queued" });
     await expectWritten(stack, runId);
+    expect((await stack.events(runId)).find((event) => event.type === "run.resumed")?.data).toEqual({ reason: "approval" });
     // Only the creation's job: the resume never went through the queue.
     expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
   });
@@ -53,6 +66,8 @@ describe("a decided approval's run offered to a worker", () => {
       VALUES ('worker-gone', 'gone', now(), now(), 1000000, 0)`;
     try {
       expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+      // Nobody listened to the offer: the API unleased the run before it enqueued it.
+      expect((await leaseOf(stack, runId)).lease_owner).not.toBe("worker-gone");
       await expectWritten(stack, runId);
     } finally {
       // Back as the live worker's next beat would leave it.
@@ -62,6 +77,51 @@ describe("a decided approval's run offered to a worker", () => {
         VALUES (${live}, 'test', now(), now(), 2, 0) ON CONFLICT (id) DO NOTHING`;
     }
     expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+  });
+
+  it("hands the run over leased to the worker, for as long as that worker's leases last, with its context and the decision", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    // A worker whose process listens but never takes what it is offered (it froze), the only one seen.
+    const silent = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
+    const offers: ResumeOffer[] = [];
+    silent.on("message", (_channel: string, text: string) => {
+      const offer = parseResumeOffer(text);
+      if (offer) offers.push(offer);
+    });
+    await silent.subscribe(workerChannel(stack.workerConfig.queuePrefix, "worker-silent"));
+    const live = stack.workers[0]!.workerId;
+    await stack.prisma.$executeRaw`DELETE FROM workers`;
+    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
+      VALUES ('worker-silent', 'frozen', now(), now(), 10, 0, 1500)`;
+    try {
+      const decision = await decide(stack, approvalId, "allow_task", { arguments: { path: "out.txt", content: "edited" } });
+      expect(decision.body).toEqual({ run_id: runId, status: "queued" });
+      // Leased to the silent worker by the decision's own commit, for that worker's lease length.
+      const lease = await leaseOf(stack, runId);
+      expect(lease).toMatchObject({ status: "queued", lease_owner: "worker-silent" });
+      expect(lease.lease_ms_left).toBeGreaterThan(0);
+      expect(lease.lease_ms_left).toBeLessThanOrEqual(1500);
+      await expect.poll(() => offers.length).toBe(1);
+      const handover = offers[0]!.handover!;
+      expect(JSON.parse(handover.context)).toMatchObject({ id: runId, status: "awaiting_approval" });
+      expect(handover.decided).toEqual([{ approvalId, status: "allowed", editedArguments: { path: "out.txt", content: "edited" } }]);
+      expect(handover.grant).toEqual({ tool: "write_file", effects: ["write"] });
+      // Nobody takes it: once the lease has run out, the live worker's reconciler hands it on.
+      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
+      const events = await stack.events(runId);
+      expect(events.filter((event) => event.type === "run.resumed").map((event) => event.data)).toEqual([{ reason: "approval" }]);
+      const written = events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file");
+      expect(written?.data.ok).toBe(true);
+      expect(events.find((event) => event.type === "tool.started" && event.data.tool === "write_file")?.data.arguments).toEqual({
+        path: "out.txt",
+        content: "edited",
+      });
+    } finally {
+      await silent.quit();
+      await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = 'worker-silent'`;
+      await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
+        VALUES (${live}, 'test', now(), now(), 2, 0) ON CONFLICT (id) DO NOTHING`;
+    }
   });
 
   it("goes to the queue when the worker has no free slot, and runs once a slot frees", async () => {
@@ -77,6 +137,8 @@ describe("a decided approval's run offered to a worker", () => {
     // Enqueued by the worker it was offered to; nothing can take it while both slots are held.
     await expect.poll(() => jobsAddedFor(stack, runId), { timeout: 10_000 }).toHaveLength(2);
     expect((await stack.request("GET", `/api/runs/${runId}`)).body.status).toBe("queued");
+    // Unleased by that worker before it enqueued the run: the job's take finds it free.
+    expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: null, lease_ms_left: null });
     stack.provider.release("hold-a");
     stack.provider.release("hold-b");
     await expectWritten(stack, runId);

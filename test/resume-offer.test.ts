@@ -46,6 +46,25 @@ describe("offerResume", () => {
     expect(parseResumeOffer(received[0]!.text)).toEqual(traced);
   });
 
+  it("carries a handover, the run's context and the decision, as it was given", async () => {
+    const handed = {
+      runId: "run_3",
+      generation: { lastEventSeq: 9, leaseVersion: 4 },
+      handover: {
+        context: JSON.stringify({ id: "run_3", open_calls: [] }),
+        decided: [
+          { approvalId: "apr_1", status: "allowed" as const, editedArguments: { path: "a.txt" } },
+          { approvalId: "apr_2", status: "allowed" as const },
+        ],
+        grant: { tool: "write_file", effects: ["write"] },
+      },
+    };
+    received.length = 0;
+    expect(await offerResume(connection, prefix, "worker-a", handed)).toBe(true);
+    await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
+    expect(parseResumeOffer(received[0]!.text)).toEqual(handed);
+  });
+
   it("a worker's channel carrying anything but an offer is read as nothing", () => {
     for (const text of ["", "not json", "null", "[]", '{"type":"cancel","run_id":"run_1"}', '{"type":"run.resume","run_id":"run_1"}']) {
       expect(parseResumeOffer(text)).toBeNull();
@@ -53,5 +72,18 @@ describe("offerResume", () => {
     expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":-1,"lease_version":0}')).toBeNull();
     expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"extra":true}')).toBeNull();
     expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"trace":{"traceparent":5}}')).toBeNull();
+    const offer = { type: "run.resume", run_id: "run_1", last_event_seq: 1, lease_version: 2 };
+    const handover = { context: "{}", decided: [{ approval_id: "apr_1", status: "allowed" }], grant: null };
+    expect(parseResumeOffer(JSON.stringify({ ...offer, handover }))).not.toBeNull();
+    for (const bad of [
+      { ...handover, decided: [] },
+      { ...handover, decided: [{ approval_id: "apr_1", status: "pending" }] },
+      { ...handover, context: 5 },
+      { ...handover, context: "x".repeat(512 * 1024 + 1) },
+      { ...handover, grant: { tool: "write_file" } },
+      { ...handover, extra: true },
+    ]) {
+      expect(parseResumeOffer(JSON.stringify({ ...offer, handover: bad }))).toBeNull();
+    }
   });
 });

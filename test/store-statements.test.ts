@@ -537,11 +537,11 @@ describe("the store's SQL statements", () => {
       const admit = () => admitQueuedRunsAlone(pool, { userId: owner.id, maxWaiting: 2, now: new Date(), defaults: LIMIT_DEFAULTS });
       try {
         // A worker last seen a minute ago counts for nothing: the bound stays 2.
-        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0 });
+        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0, leaseMs: 30_000 });
         await pool.query("UPDATE workers SET last_seen_at = now() - interval '1 minute' WHERE id = $1", [workerId]);
         expect((await admit()).admitted.map((run) => run.id)).toEqual(runIds.slice(0, 2));
         // Seen now, with 1000 slots and far fewer active runs: every run it can start now.
-        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0 });
+        await upsertWorkerPresence(pool, { id: workerId, host: "test", startedAt: new Date(), concurrency: 1000, activeRuns: 0, leaseMs: 30_000 });
         expect((await admit()).admitted.map((run) => run.id)).toEqual(runIds.slice(2));
       } finally {
         await deleteWorkerPresence(pool, workerId);

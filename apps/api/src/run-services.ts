@@ -17,6 +17,8 @@ import {
   probeProcessSandbox,
   type QueueCounts,
   resolveApprovalSecret,
+  type ResumeHandover,
+  returnHandedOverRun,
   type RunEventPublisher,
   type RunEventRecord,
   type RunGeneration,
@@ -46,8 +48,11 @@ export interface RunServices {
   email: EmailServices;
   /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
-  /** Offers a run whose approval was decided to `worker` (queue resume-offer.ts); schedules it when no such worker listens. */
-  resume(runId: string, generation: RunGeneration, worker: string | null): Promise<void>;
+  /**
+   * Offers a run whose approval was decided to `worker` (queue resume-offer.ts), handed over with its
+   * lease when the decision gave it one (core runs/resume-handover.ts); schedules it when no such worker listens.
+   */
+  resume(runId: string, generation: RunGeneration, worker: string | null, handover: ResumeHandover | null): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow (core runs/admit-runs.ts) and hands them on. */
   admitFor(runId: string): Promise<void>;
   /** Admits a created run's user in a shared round; rejects when the queue could not take the run (core RunAfterCommit). */
@@ -119,18 +124,30 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
         throw new UnavailableError("the queue (Redis) is unreachable; the run is saved and will start when it is back", { run_id: runId }, { cause: error });
       }
     },
-    async resume(runId, generation, worker) {
+    async resume(runId, generation, worker, handover) {
       if (worker !== null) {
         // An offer that fails or is not answered in time costs nothing but the detour: the queue below.
         // (One that lands late as well leaves the job to find the run held: it waits out the lease and
         // then finds the run moved on.) The deciding request's trace goes on in the worker's execution,
         // as a job's would (BullMQ's telemetry).
-        const offer = offerResume(queueConnection, config.queuePrefix, worker, { runId, generation, trace: activeTraceCarrier() });
-        const offered = await withDeadline(offer, ENQUEUE_TIMEOUT_MS, () => false).catch((error: unknown) => {
+        const offer = offerResume(queueConnection, config.queuePrefix, worker, {
+          runId,
+          generation,
+          trace: activeTraceCarrier(),
+          ...(handover ? { handover } : {}),
+        });
+        const offered = await withDeadline(offer, ENQUEUE_TIMEOUT_MS, (): "unanswered" => "unanswered").catch((error: unknown) => {
           logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer the resumed run to a worker; enqueueing it");
           return false;
         });
-        if (offered) return;
+        if (offered === true) return;
+        if (handover) {
+          // Leased to that worker by the decision: an offer that may still arrive is left to it (if it
+          // never does, the lease runs out and the reconciler hands the run on); one that nobody heard
+          // is unleased first, for the job's take to find it free.
+          if (offered === "unanswered") return;
+          await returnHandedOverRun(prisma, { runId, leaseVersion: generation.leaseVersion });
+        }
       }
       await services.schedule(runId, generation);
     },

@@ -1,4 +1,4 @@
-import { type RunGeneration, withTraceCarrier } from "@agentq/core";
+import { withTraceCarrier } from "@agentq/core";
 import type { ResumeOffer } from "@agentq/queue";
 import type { Logger } from "pino";
 
@@ -11,8 +11,12 @@ export interface OfferedRunsOptions {
   accepting: () => boolean;
   /** Takes the offered run and executes it; settles when the execution ended (handing it on itself if it must). */
   execute: (offer: ResumeOffer) => Promise<void>;
-  /** Hands a run to the queue (best effort: the reconciler finds a queued run without a job). */
-  enqueue: (runId: string, generation: RunGeneration) => Promise<void>;
+  /**
+   * Hands an offered run to the queue, unleased first if its decision handed it over leased to this
+   * worker (core runs/resume-handover.ts). Best effort: the reconciler finds a queued run without a job,
+   * and a leased one once its lease has run out.
+   */
+  enqueue: (offer: ResumeOffer) => Promise<void>;
   /** BullMQ's own concurrency, set whenever the slots lent to offered runs change (at least 1). */
   setJobConcurrency: (slots: number) => void;
   logger: Logger;
@@ -37,14 +41,14 @@ export class OfferedRuns {
     const { concurrency } = this.#options;
     const taken = this.#executions.size;
     if (!this.#options.accepting() || this.#options.jobsInProgress() + taken >= concurrency || taken + 1 >= concurrency) {
-      void this.#options.enqueue(offer.runId, offer.generation);
+      void this.#options.enqueue(offer);
       return;
     }
     // The deciding request's trace goes on in the execution, as a job's would.
     const execution: Promise<void> = withTraceCarrier(offer.trace, () => this.#options.execute(offer))
       .catch((error: unknown) => {
         this.#options.logger.warn({ err: error, run_id: offer.runId }, "could not take an offered run; enqueueing it");
-        return this.#options.enqueue(offer.runId, offer.generation);
+        return this.#options.enqueue(offer);
       })
       .finally(() => {
         this.#executions.delete(execution);

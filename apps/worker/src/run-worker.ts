@@ -20,6 +20,7 @@ import {
   failRunWithoutLease,
   findUsersAwaitingAdmission,
   generateId,
+  handedOverRun,
   JobSupervisor,
   logSandboxAvailability,
   markLostJobs,
@@ -31,6 +32,7 @@ import {
   releaseLease,
   renewLeases,
   resolveApprovalSecret,
+  returnHandedOverRun,
   sqlPoolOf,
   RunAbort,
   recordWorkerPresence,
@@ -233,9 +235,14 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // Presence for GET /api/services: a row per live worker, refreshed every few seconds.
   const startedAt = new Date();
   const recordPresence = () =>
-    recordWorkerPresence(leasePool, { id: workerId, host: hostname(), startedAt, concurrency: config.concurrency, activeRuns: active.size }).catch(
-      (error: unknown) => logger.warn({ err: error }, "could not record this worker's presence"),
-    );
+    recordWorkerPresence(leasePool, {
+      id: workerId,
+      host: hostname(),
+      startedAt,
+      concurrency: config.concurrency,
+      activeRuns: active.size,
+      leaseMs: config.leaseMs,
+    }).catch((error: unknown) => logger.warn({ err: error }, "could not record this worker's presence"));
   void recordPresence();
   const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
 
@@ -336,8 +343,22 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     schedule(runId, generation).catch((error: unknown) => {
       logger.warn({ err: error, run_id: runId }, "could not enqueue an offered run; the reconciler will");
     });
+  // A run its decision handed over leased to this worker (core runs/resume-handover.ts) is unleased
+  // before it goes to the queue, for the job's take to find it free.
+  const enqueueOffer = async (offer: ResumeOffer): Promise<void> => {
+    if (offer.handover) {
+      const handed = { runId: offer.runId, leaseVersion: offer.generation.leaseVersion };
+      await returnHandedOverRun(prisma, handed).catch((error: unknown) => {
+        logger.warn({ err: error, run_id: offer.runId }, "could not unlease a handed-over run; it is handed on when its lease runs out");
+      });
+    }
+    await enqueueRun(offer.runId, offer.generation);
+  };
   const takeOffer = async (offer: ResumeOffer): Promise<void> => {
-    const acquired = await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: config.leaseMs });
+    // Handed over: the decision's commit took the lease for this worker and read the context.
+    const acquired = offer.handover
+      ? { kind: "acquired" as const, ...handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId }) }
+      : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: config.leaseMs });
     // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
     if (acquired.kind !== "acquired") return;
     // The queue's job id must be new for this execution: the lease version just taken is.
@@ -359,7 +380,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     jobsInProgress: () => jobsInProgress,
     accepting: () => !shuttingDown && !worker.isPaused(),
     execute: takeOffer,
-    enqueue: enqueueRun,
+    enqueue: enqueueOffer,
     setJobConcurrency: (slots) => {
       worker.concurrency = slots;
     },

@@ -10,7 +10,8 @@ export type { ApprovalDecisionKind, DecideApprovalInput, DecideApprovalResult } 
 export { getRunView, readRunEvents, readRunEventsWithToken, requireOwnRun, type RunEventsPage } from "./runs/run-queries.ts";
 export { isTerminal, RunStatus } from "./runs/run-status.ts";
 // Runs: what a worker does with a run: take its lease, execute it, renew, release, fail it.
-export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, type RunLease } from "./runs/run-lease.ts";
+export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, returnHandedOverRun, type RunLease } from "./runs/run-lease.ts";
+export { HANDOVER_CONTEXT_MAX_LENGTH, type HandedDecision, handedOverRun, type ResumeHandover } from "./runs/resume-handover.ts";
 export { executeRun, type ExecuteRunInput } from "./runs/loop/execute-run.ts";
 export { failRunWithoutLease } from "./runs/fail-run-without-lease.ts";
 export { findRunsToReconcile, isRunStillUnheld, type RunToReconcile } from "./runs/runs-to-reconcile.ts";

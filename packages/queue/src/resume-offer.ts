@@ -1,11 +1,12 @@
 import { z } from "zod";
-import type { RunGeneration } from "@agentq/core";
+import { HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover, type RunGeneration } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
 import { publishMessage } from "./pub-sub.ts";
 import { workerChannel } from "./redis-keys.ts";
 
 /**
- * A run offered to one worker process: its approval was decided and it is queued again in Postgres.
+ * A run offered to one worker process: its approval was decided, and it is queued again in Postgres or,
+ * with `handover`, already leased to that worker.
  * Carried by the worker's own channel (workerChannel) instead of a queue job, because a job reaches
  * a worker only through BullMQ's fetch loop: the marker's wake-up, the move to active, and a fetch of
  * the next job before the first is handed over, each a Redis round trip through a busy worker (about
@@ -19,6 +20,11 @@ export interface ResumeOffer {
    * by default, whatever OTEL_PROPAGATORS names), continued by the execution; absent or empty when nothing traces.
    */
   trace?: Record<string, string>;
+  /**
+   * The decision's commit gave this worker the run's lease already (core runs/resume-handover.ts):
+   * `generation.leaseVersion` is that lease's version, and the run's context comes with it.
+   */
+  handover?: ResumeHandover;
 }
 
 const resumeOfferMessage = z
@@ -30,6 +36,28 @@ const resumeOfferMessage = z
     trace: z
       .record(z.string().max(64), z.string().max(1024))
       .refine((fields) => Object.keys(fields).length <= 8, "at most 8 trace fields")
+      .optional(),
+    handover: z
+      .object({
+        context: z.string().max(HANDOVER_CONTEXT_MAX_LENGTH),
+        decided: z
+          .array(
+            z
+              .object({
+                approval_id: z.string().min(1).max(200),
+                status: z.enum(["allowed", "denied"]),
+                edited_arguments: z.record(z.string(), z.unknown()).optional(),
+              })
+              .strict(),
+          )
+          .min(1)
+          .max(1000),
+        grant: z
+          .object({ tool: z.string().min(1).max(200), effects: z.array(z.string().max(64)).max(16) })
+          .strict()
+          .nullable(),
+      })
+      .strict()
       .optional(),
   })
   .strict();
@@ -46,6 +74,7 @@ export async function offerResume(redis: RedisClient, prefix: string, workerId: 
     last_event_seq: offer.generation.lastEventSeq,
     lease_version: offer.generation.leaseVersion,
     ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
+    ...(offer.handover ? { handover: handoverMessage(offer.handover) } : {}),
   };
   return (await publishMessage(redis, workerChannel(prefix, workerId), JSON.stringify(message))) > 0;
 }
@@ -60,6 +89,32 @@ export function parseResumeOffer(text: string): ResumeOffer | null {
   }
   const parsed = resumeOfferMessage.safeParse(json);
   if (!parsed.success) return null;
-  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace } = parsed.data;
-  return { runId, generation: { lastEventSeq, leaseVersion }, ...(trace ? { trace } : {}) };
+  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover } = parsed.data;
+  return { runId, generation: { lastEventSeq, leaseVersion }, ...(trace ? { trace } : {}), ...(handover ? { handover: handoverOf(handover) } : {}) };
+}
+
+type HandoverMessage = NonNullable<z.input<typeof resumeOfferMessage>["handover"]>;
+
+function handoverMessage(handover: ResumeHandover): HandoverMessage {
+  return {
+    context: handover.context,
+    decided: handover.decided.map((decided) => ({
+      approval_id: decided.approvalId,
+      status: decided.status,
+      ...(decided.editedArguments !== undefined ? { edited_arguments: decided.editedArguments } : {}),
+    })),
+    grant: handover.grant && { tool: handover.grant.tool, effects: [...handover.grant.effects] },
+  };
+}
+
+function handoverOf(message: z.output<typeof resumeOfferMessage>["handover"] & object): ResumeHandover {
+  return {
+    context: message.context,
+    decided: message.decided.map((decided) => ({
+      approvalId: decided.approval_id,
+      status: decided.status,
+      ...(decided.edited_arguments !== undefined ? { editedArguments: decided.edited_arguments } : {}),
+    })),
+    grant: message.grant,
+  };
 }

@@ -17,6 +17,7 @@ import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import { isApprovalIntact } from "../policy/approval-seal.ts";
 import { WORKER_PRESENCE_TIMEOUT_MS } from "../services/load-service-status.ts";
+import { DEFAULT_HANDOVER_LEASE_MS, HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover } from "./resume-handover.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -80,7 +81,7 @@ export interface DecideApprovalResult {
    * The last pending approval was decided: hand the run to a worker with this generation; `worker`: a
    * live worker to offer it to first, picked weighted by its free slots (null: none seen, enqueue it).
    */
-  resume: { lastEventSeq: number; leaseVersion: number; worker: string | null } | null;
+  resume: { lastEventSeq: number; leaseVersion: number; worker: string | null; handover: ResumeHandover | null } | null;
 }
 
 /**
@@ -89,7 +90,8 @@ export interface DecideApprovalResult {
  * statement (store/run-statement.ts) consumes the approval with a conditional update (exactly one
  * concurrent decision wins, invariant 5), stores a grant for allow_task / allow_chat (deciding the
  * run's other pending approvals it covers), writes the audit entry, and, when nothing is pending any
- * more, makes the run queued again. The worker that resumes it re-checks policy where the call runs.
+ * more, makes the run queued again, leased to the live worker the read picked if there is one
+ * (resume-handover.ts). The worker that resumes it re-checks policy where the call runs.
  *
  * No lock and no transaction around the two: the commit is fenced by the run's last event seq as read
  * (whatever changes a run's approvals, a decision or a cancel, appends an event to it), so a decision
@@ -195,7 +197,14 @@ async function attemptDecision(
       approvalId: approval.id,
     });
   }
+  // The last pending approval decided: the run is queued again, and leased to the worker it is offered
+  // to when there is one (resume-handover.ts), for that worker alone to take it.
+  const handTo =
+    stillPending === 0 && approval.offerWorker !== null && approval.runContext !== null && approval.runContext.length <= HANDOVER_CONTEXT_MAX_LENGTH
+      ? { worker: approval.offerWorker, context: approval.runContext, leaseMs: approval.offerLeaseMs ?? DEFAULT_HANDOVER_LEASE_MS }
+      : null;
   if (stillPending === 0) change.status = RunStatus.queued;
+  if (handTo) change.handTo = { owner: handTo.worker, leaseSeconds: handTo.leaseMs / 1000 };
   // Written by the commit statement, with the decision it records.
   change.auditEntry = auditEntryRow(
     {
@@ -222,7 +231,23 @@ async function attemptDecision(
     runId: approval.runId,
     status: committed.run.status,
     events: committed.events,
-    resume: stillPending === 0 ? { lastEventSeq: committed.run.lastEventSeq, leaseVersion: committed.run.leaseVersion, worker: approval.offerWorker } : null,
+    resume:
+      stillPending === 0
+        ? {
+            lastEventSeq: committed.run.lastEventSeq,
+            leaseVersion: committed.run.leaseVersion,
+            worker: approval.offerWorker,
+            handover: handTo && {
+              context: handTo.context,
+              decided: change.approvalDecisions.map((decided) => ({
+                approvalId: decided.id,
+                status: decided.status,
+                ...(decided.editedArguments !== undefined ? { editedArguments: decided.editedArguments } : {}),
+              })),
+              grant: change.grants[0] ? { tool: change.grants[0].tool, effects: change.grants[0].effects } : null,
+            },
+          }
+        : null,
   };
 }
 

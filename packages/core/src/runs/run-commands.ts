@@ -12,6 +12,7 @@ import { decideApproval, type DecideApprovalInput, type DecideApprovalResult } f
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 import { requireOwnRun } from "./run-queries.ts";
 import { scheduleRunOfChat } from "./schedule-run-of-chat.ts";
+import type { ResumeHandover } from "./resume-handover.ts";
 import type { RunStatus } from "./run-status.ts";
 
 /**
@@ -25,9 +26,11 @@ export interface RunAfterCommit {
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /**
    * Hands a run whose approval was decided to `worker` directly when that worker's process is
-   * listening, else to the queue as `schedule` does (null: straight to the queue).
+   * listening, else to the queue as `schedule` does (null: straight to the queue). `handover`: the
+   * decision's commit gave `worker` the run's lease already (resume-handover.ts); if the worker does
+   * not take it, the run is unleased first.
    */
-  resume(runId: string, generation: RunGeneration, worker: string | null): Promise<void>;
+  resume(runId: string, generation: RunGeneration, worker: string | null, handover: ResumeHandover | null): Promise<void>;
   /** Admits the queued runs of `runId`'s owner that their limits allow, and hands them on (runs/admit-runs.ts). */
   admitFor(runId: string): Promise<void>;
   /**
@@ -119,8 +122,8 @@ export async function decideRunApproval(
     // decideApproval found the approval as the caller's, and an approval is its run owner's.
     afterCommit.publish({ id: result.runId, userId: result.caller.id }, result.events);
     if (result.resume) {
-      const { worker, ...generation } = result.resume;
-      await afterCommit.resume(result.runId, generation, worker).catch((error: unknown) => {
+      const { worker, handover, ...generation } = result.resume;
+      await afterCommit.resume(result.runId, generation, worker, handover).catch((error: unknown) => {
         dependencies.logger.warn({ run_id: result.runId, err: error }, "could not hand the approved run to a worker; the reconciler will");
       });
     }

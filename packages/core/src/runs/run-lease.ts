@@ -1,6 +1,6 @@
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
-import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
+import { clearRunLease, extendRunLeases, returnHandedRun, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
 import { type RunContext, runContextOf } from "./load-run-context.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
@@ -60,6 +60,15 @@ export async function acquireRun(prisma: PrismaClient, input: { runId: string; o
 /** Gives the run up without finishing it (worker shutdown): any worker may take it at once. */
 export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promise<boolean> {
   return (await clearRunLease(sqlPoolOf(prisma), { runId: lease.runId, leaseVersion: lease.leaseVersion })) > 0;
+}
+
+/**
+ * Unleases a run whose decision handed it to a worker that did not take it (runs/resume-handover.ts: no
+ * process listened, or it had no free slot), for a queue job's take to find it free. False: the
+ * handover's lease no longer holds (taken over since), or the run started.
+ */
+export async function returnHandedOverRun(prisma: PrismaClient, handed: { runId: string; leaseVersion: number }): Promise<boolean> {
+  return (await returnHandedRun(sqlPoolOf(prisma), handed)) > 0;
 }
 
 /**

@@ -116,6 +116,13 @@ export interface RunStatementChange {
   status?: RunStatus;
   /** Clears the lease (a park: the run waits with no worker); a finish clears it too. */
   releaseLease?: boolean;
+  /**
+   * Gives the run's lease to a worker (a decision that resumes the run: runs/resume-handover.ts): the
+   * owner, an expiry this many seconds from the database's now, and the version bumped, as a worker's
+   * own take would (run-lease-statements.ts). The status is left to the change (a decision's `queued`):
+   * the worker's first commit makes the run `running` (runs/loop/execute-run.ts).
+   */
+  handTo?: { owner: string; leaseSeconds: number };
   /** Terminal fields (set together with a terminal status). */
   finish?: { output: string | null; errorCode: string | null; errorMessage: string | null };
   /** Sets `cancel_requested`: the worker that holds the run stops at its next step. */
@@ -218,9 +225,11 @@ change AS (
     error_code = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_code' ELSE r.error_code END,
     error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
     finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
-    lease_expires_at = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_expires_at END,
-    lease_owner = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END,
-    lease_version = r.lease_version + CASE WHEN input.c ? 'status_in' THEN 1 ELSE 0 END,
+    lease_expires_at = CASE WHEN input.c ? 'hand_to' THEN now() + make_interval(secs => (input.c->'hand_to'->>'lease_seconds')::float8)
+      WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_expires_at END,
+    lease_owner = CASE WHEN input.c ? 'hand_to' THEN input.c->'hand_to'->>'owner'
+      WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END,
+    lease_version = r.lease_version + CASE WHEN input.c ? 'status_in' OR input.c ? 'hand_to' THEN 1 ELSE 0 END,
     cancel_requested = r.cancel_requested OR input.c ? 'request_cancel'
   FROM input
   WHERE r.id = input.c->>'run_id'
@@ -520,6 +529,7 @@ function statementPayload(change: RunStatementChange): Record<string, unknown> {
   if (change.taintedBy !== undefined) payload.tainted_by = change.taintedBy;
   if (change.status !== undefined) payload.status = change.status;
   if (change.releaseLease) payload.release_lease = true;
+  if (change.handTo) payload.hand_to = { owner: change.handTo.owner, lease_seconds: change.handTo.leaseSeconds };
   if (change.withdrawPendingApprovals) payload.withdraw_approvals = true;
   if (change.requestCancel) payload.request_cancel = true;
   if (change.expectedStatuses) payload.status_in = change.expectedStatuses;
@@ -570,6 +580,7 @@ export function isEmptyStatementChange(change: RunStatementChange): boolean {
     change.taintedBy === undefined &&
     change.status === undefined &&
     change.releaseLease !== true &&
+    change.handTo === undefined &&
     change.withdrawPendingApprovals !== true &&
     change.requestCancel !== true &&
     change.auditEntry === undefined &&

@@ -4,6 +4,7 @@ import { SpanName, TraceAttribute } from "../../telemetry/trace-attributes.ts";
 import { loadRunContext } from "../load-run-context.ts";
 import { LeaseLostError } from "../run-errors.ts";
 import { releaseLease } from "../run-lease.ts";
+import { RunStatus } from "../run-status.ts";
 import type { RunLoopDependencies } from "../run-loop-dependencies.ts";
 import { assertNever, type RunOutcome } from "../run-outcome.ts";
 import { finishExecution } from "./finish-execution.ts";
@@ -61,6 +62,9 @@ function stageStart(execution: RunExecution): void {
   const becameTainted = !run.tainted && chatTaintedBy.length > 0;
   // Staged: committed together with whatever the execution does first.
   execution.stage((change) => {
+    // A run handed over by its decision is still queued, leased to this worker (runs/resume-handover.ts);
+    // a take made the others running already.
+    if (run.status !== RunStatus.running) change.status = RunStatus.running;
     change.tainted ||= becameTainted;
     if (becameTainted) change.taintedBy = chatTaintedBy;
     change.events.push(

@@ -1,8 +1,12 @@
 import { z } from "zod";
-import { ApprovalStatus, RunStatus } from "../generated/enums.ts";
+import { RunStatus } from "../generated/enums.ts";
 import type { AuthenticatedUser, RequestCaller } from "../../users/user.ts";
 import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
+import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS } from "./run-context-statements.ts";
+import { storedApprovalColumns } from "./stored-approval-columns.ts";
 import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql } from "./user-statements.ts";
+
+export { storedApprovalColumns };
 
 // A human's decision on an approval (runs/decide-approval.ts): everything it needs read in one
 // statement, then committed by the run's commit statement fenced by the run's last event seq. On the
@@ -17,7 +21,10 @@ import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql
  * read every approval of the user. `offerWorker`: a worker seen alive within $3 seconds, picked at
  * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
  * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
- * (queue resume-offer.ts).
+ * (queue resume-offer.ts). `runContext`, when there is such a worker and the run is parked: the run's
+ * context (run-context-statements.ts) as JSON text, as of this snapshot, for the commit to hand the run
+ * to that worker with, on a lease of that worker's length (runs/resume-handover.ts): the worker then
+ * starts without reading it again.
  *
  * The caller is the user $2 (authenticated already), or the enabled user of the API token whose hash
  * is $4: then this statement is the request's authentication (POST /api/approvals), one round trip
@@ -31,7 +38,11 @@ const READ_SQL = preparedSql(
 WITH caller AS MATERIALIZED (
   ${requestCallerSql("$2", "$4")}
 ),
-a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller))
+a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller)),
+offer AS MATERIALIZED (
+  SELECT k.id, k.lease_ms FROM workers AS k WHERE k.last_seen_at > now() - make_interval(secs => $3) AND EXISTS (SELECT 1 FROM a)
+  ORDER BY random() * (GREATEST(k.concurrency - k.active_runs, 0) + 1) DESC LIMIT 1
+)
 SELECT ${callerJsonSql("caller")} AS caller, found.*
 FROM caller LEFT JOIN LATERAL (
 SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", a.tool_call_id AS "toolCallId", a.tool,
@@ -44,8 +55,10 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
     FROM approvals AS o WHERE o.run_id = r.id AND o.status = 'pending' AND o.tool = a.tool AND o.id <> a.id) AS "sameToolPending",
   w.root_path AS "rootPath", d.revision AS "documentRevision",
   CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email,
-  (SELECT k.id FROM workers AS k WHERE k.last_seen_at > now() - make_interval(secs => $3)
-    ORDER BY random() * (GREATEST(k.concurrency - k.active_runs, 0) + 1) DESC LIMIT 1) AS "offerWorker"
+  (SELECT id FROM offer) AS "offerWorker", (SELECT lease_ms FROM offer) AS "offerLeaseMs",
+  CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer) THEN (
+    SELECT row_to_json(context)::text FROM (SELECT ${RUN_CONTEXT_COLUMNS} FROM runs AS r ${RUN_CONTEXT_JOINS} WHERE r.id = a.run_id) AS context
+  ) END AS "runContext"
 FROM a
 JOIN runs AS r ON r.id = a.run_id
 JOIN chats AS c ON c.id = r.chat_id
@@ -54,28 +67,6 @@ LEFT JOIN documents AS d ON d.id = a.target_document_id AND d.user_id = a.user_i
 LEFT JOIN emails AS e ON e.id = a.target_email_id AND e.user_id = a.user_id
 ) AS found ON true`,
 );
-
-/** The columns of a stored approval record (what its seal binds, its status and the user's edit), less its expiry. */
-export const storedApprovalColumns = {
-  id: z.string(),
-  runId: z.string(),
-  chatId: z.string(),
-  userId: z.string(),
-  toolCallId: z.string(),
-  tool: z.string(),
-  arguments: z.unknown(),
-  argumentsHash: z.string(),
-  workspaceId: z.string().nullable(),
-  effects: z.array(z.string()),
-  targetPath: z.string().nullable(),
-  targetRevision: z.string().nullable(),
-  targetDocumentId: z.string().nullable().optional(),
-  targetEmailId: z.string().nullable().optional(),
-  policyVersion: z.string(),
-  seal: z.string(),
-  status: z.enum(ApprovalStatus),
-  editedArguments: z.unknown(),
-};
 
 const approvalForDecisionRow = z.object({
   ...storedApprovalColumns,
@@ -94,6 +85,10 @@ const approvalForDecisionRow = z.object({
   /** The bound email's recipients, subject and body now (null: none, or deleted since). */
   email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body: z.string() }).nullable(),
   offerWorker: z.string().nullable(),
+  /** That worker's lease length (its RUN_LEASE_MS). */
+  offerLeaseMs: z.number().nullable(),
+  /** The run's context as JSON text (RUN_CONTEXT_COLUMNS), when there is a worker to offer the parked run to. */
+  runContext: z.string().nullable(),
 });
 
 export type ApprovalForDecision = z.output<typeof approvalForDecisionRow>;

@@ -3,7 +3,7 @@ import { TAINT_SOURCE_LIMIT, taintSourcesSchema } from "../../policy/taint-sourc
 import { USER_ROLES } from "../../users/user.ts";
 import { MessageRole, RunMode, RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, type SqlRunner } from "../sql-pool.ts";
-import { storedApprovalColumns } from "./approval-statements.ts";
+import { storedApprovalColumns } from "./stored-approval-columns.ts";
 
 /**
  * The run, its user's role, its workspace, the settings, the chat's messages, the grants that apply,

@@ -132,6 +132,18 @@ export async function selectRunLeaseState(runner: SqlRunner, runId: string): Pro
   return row;
 }
 
+/**
+ * Unleases a run a decision handed to a worker that did not take it (runs/resume-handover.ts), as the
+ * decision would have left it without a worker to hand it to. Only while that handover's lease version
+ * holds and nothing ran (still queued: the execution's first commit makes it running).
+ */
+export async function returnHandedRun(runner: SqlRunner, input: { runId: string; leaseVersion: number }): Promise<number> {
+  return queryRowCount(runner, "UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL WHERE id = $1 AND lease_version = $2 AND status = 'queued'", [
+    input.runId,
+    input.leaseVersion,
+  ]);
+}
+
 /** Clears the lease of the run if `leaseVersion` still holds it; returns the rows changed (0 or 1). */
 export async function clearRunLease(runner: SqlRunner, input: { runId: string; leaseVersion: number }): Promise<number> {
   return queryRowCount(runner, "UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL WHERE id = $1 AND lease_version = $2", [

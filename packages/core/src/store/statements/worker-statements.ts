@@ -7,15 +7,17 @@ export interface WorkerPresence {
   startedAt: Date;
   concurrency: number;
   activeRuns: number;
+  /** Its RUN_LEASE_MS: a decision that hands it a run gives a lease this long (runs/resume-handover.ts). */
+  leaseMs: number;
 }
 
 /** A worker says it is alive (its row's `last_seen_at` is now), with how busy it is. */
 export async function upsertWorkerPresence(runner: SqlRunner, worker: WorkerPresence): Promise<void> {
   await queryRowCount(
     runner,
-    `INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs) VALUES ($1, $2, $3, now(), $4, $5)
-     ON CONFLICT (id) DO UPDATE SET last_seen_at = now(), concurrency = EXCLUDED.concurrency, active_runs = EXCLUDED.active_runs`,
-    [worker.id, worker.host, worker.startedAt, worker.concurrency, worker.activeRuns],
+    `INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms) VALUES ($1, $2, $3, now(), $4, $5, $6)
+     ON CONFLICT (id) DO UPDATE SET last_seen_at = now(), concurrency = EXCLUDED.concurrency, active_runs = EXCLUDED.active_runs, lease_ms = EXCLUDED.lease_ms`,
+    [worker.id, worker.host, worker.startedAt, worker.concurrency, worker.activeRuns, worker.leaseMs],
   );
 }
 
