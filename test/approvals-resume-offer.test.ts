@@ -18,6 +18,41 @@ async function leaseOf(stack: TestStack, runId: string): Promise<{ status: strin
   return row!;
 }
 
+/** A process listening on `workerId`'s channel that keeps what it is offered and takes none of it. */
+async function listeningWorker(stack: TestStack, workerId: string): Promise<{ offers: ResumeOffer[]; close: () => Promise<void> }> {
+  const subscriber = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
+  const offers: ResumeOffer[] = [];
+  subscriber.on("message", (_channel: string, text: string) => {
+    const offer = parseResumeOffer(text);
+    if (offer) offers.push(offer);
+  });
+  await subscriber.subscribe(workerChannel(stack.workerConfig.queuePrefix, workerId));
+  return { offers, close: async () => void (await subscriber.quit()) };
+}
+
+/**
+ * Runs `body` while `worker` is the only worker seen, a moment ago with its slots free (the live
+ * worker's row is gone until its next beat, ten seconds away), then puts the live worker's row back as
+ * that beat would leave it.
+ */
+async function asOnlyWorkerSeen(
+  stack: TestStack,
+  worker: { id: string; concurrency: number; leaseMs: number | null },
+  body: () => Promise<void>,
+): Promise<void> {
+  await stack.prisma.$executeRaw`DELETE FROM workers`;
+  await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
+    VALUES (${worker.id}, 'elsewhere', now(), now(), ${worker.concurrency}, 0, ${worker.leaseMs})`;
+  try {
+    await body();
+  } finally {
+    const live = stack.workers[0]!.workerId;
+    await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = ${worker.id}`;
+    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
+      VALUES (${live}, 'test', now(), now(), 2, 0, ${stack.workerConfig.leaseMs}) ON CONFLICT (id) DO NOTHING`;
+  }
+}
+
 /** The write every test here parks on. */
 const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved" } };
 
@@ -58,69 +93,62 @@ describe("a decided approval's run offered to a worker", () => {
 
   it("goes to the queue when the worker it was offered to has stopped", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    // A worker that died without removing its presence row, seen a moment ago with every slot free:
-    // the only one seen (the live worker's row is gone until its next beat, ten seconds away, and a
-    // million free slots outweigh its twenty if that beat comes first).
-    await stack.prisma.$executeRaw`DELETE FROM workers`;
-    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
-      VALUES ('worker-gone', 'gone', now(), now(), 1000000, 0)`;
-    try {
+    // A worker that died without removing its presence row, seen a moment ago with every slot free.
+    await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
       expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
       // Nobody listened to the offer: the API unleased the run before it enqueued it.
       expect((await leaseOf(stack, runId)).lease_owner).not.toBe("worker-gone");
       await expectWritten(stack, runId);
-    } finally {
-      // Back as the live worker's next beat would leave it.
-      const live = stack.workers[0]!.workerId;
-      await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = 'worker-gone'`;
-      await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
-        VALUES (${live}, 'test', now(), now(), 2, 0) ON CONFLICT (id) DO NOTHING`;
-    }
+    });
     expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
   });
 
   it("hands the run over leased to the worker, for as long as that worker's leases last, with its context and the decision", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    // A worker whose process listens but never takes what it is offered (it froze), the only one seen.
-    const silent = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
-    const offers: ResumeOffer[] = [];
-    silent.on("message", (_channel: string, text: string) => {
-      const offer = parseResumeOffer(text);
-      if (offer) offers.push(offer);
-    });
-    await silent.subscribe(workerChannel(stack.workerConfig.queuePrefix, "worker-silent"));
-    const live = stack.workers[0]!.workerId;
-    await stack.prisma.$executeRaw`DELETE FROM workers`;
-    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
-      VALUES ('worker-silent', 'frozen', now(), now(), 10, 0, 1500)`;
+    // A worker whose process listens but never takes what it is offered (it froze).
+    const silent = await listeningWorker(stack, "worker-silent");
     try {
-      const decision = await decide(stack, approvalId, "allow_task", { arguments: { path: "out.txt", content: "edited" } });
-      expect(decision.body).toEqual({ run_id: runId, status: "queued" });
-      // Leased to the silent worker by the decision's own commit, for that worker's lease length.
-      const lease = await leaseOf(stack, runId);
-      expect(lease).toMatchObject({ status: "queued", lease_owner: "worker-silent" });
-      expect(lease.lease_ms_left).toBeGreaterThan(0);
-      expect(lease.lease_ms_left).toBeLessThanOrEqual(1500);
-      await expect.poll(() => offers.length).toBe(1);
-      const handover = offers[0]!.handover!;
-      expect(JSON.parse(handover.context)).toMatchObject({ id: runId, status: "awaiting_approval" });
-      expect(handover.decided).toEqual([{ approvalId, status: "allowed", editedArguments: { path: "out.txt", content: "edited" } }]);
-      expect(handover.grant).toEqual({ tool: "write_file", effects: ["write"] });
-      // Nobody takes it: once the lease has run out, the live worker's reconciler hands it on.
-      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
-      const events = await stack.events(runId);
-      expect(events.filter((event) => event.type === "run.resumed").map((event) => event.data)).toEqual([{ reason: "approval" }]);
-      const written = events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file");
-      expect(written?.data.ok).toBe(true);
-      expect(events.find((event) => event.type === "tool.started" && event.data.tool === "write_file")?.data.arguments).toEqual({
-        path: "out.txt",
-        content: "edited",
+      await asOnlyWorkerSeen(stack, { id: "worker-silent", concurrency: 10, leaseMs: 1500 }, async () => {
+        const decision = await decide(stack, approvalId, "allow_task", { arguments: { path: "out.txt", content: "edited" } });
+        expect(decision.body).toEqual({ run_id: runId, status: "queued" });
+        // Leased to the silent worker by the decision's own commit, for that worker's lease length.
+        const lease = await leaseOf(stack, runId);
+        expect(lease).toMatchObject({ status: "queued", lease_owner: "worker-silent" });
+        expect(lease.lease_ms_left).toBeGreaterThan(0);
+        expect(lease.lease_ms_left).toBeLessThanOrEqual(1500);
+        await expect.poll(() => silent.offers.length).toBe(1);
+        const handover = silent.offers[0]!.handover!;
+        expect(JSON.parse(handover.context)).toMatchObject({ id: runId, status: "awaiting_approval" });
+        expect(handover.decided).toEqual([{ approvalId, status: "allowed", editedArguments: { path: "out.txt", content: "edited" } }]);
+        expect(handover.grant).toEqual({ tool: "write_file", effects: ["write"] });
+        // Nobody takes it: once the lease has run out, the live worker's reconciler hands it on.
+        expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
       });
     } finally {
-      await silent.quit();
-      await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = 'worker-silent'`;
-      await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs)
-        VALUES (${live}, 'test', now(), now(), 2, 0) ON CONFLICT (id) DO NOTHING`;
+      await silent.close();
+    }
+    const events = await stack.events(runId);
+    expect(events.filter((event) => event.type === "run.resumed").map((event) => event.data)).toEqual([{ reason: "approval" }]);
+    expect(events.find((event) => event.type === "tool.completed" && event.data.tool === "write_file")?.data.ok).toBe(true);
+    const started = events.find((event) => event.type === "tool.started" && event.data.tool === "write_file");
+    expect(started?.data.arguments).toEqual({ path: "out.txt", content: "edited" });
+  });
+
+  it("offers the run without a handover to a worker of an earlier release, which would not read one", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const earlier = await listeningWorker(stack, "worker-earlier");
+    try {
+      // Its presence row has no lease length: it was written by a release before handovers.
+      await asOnlyWorkerSeen(stack, { id: "worker-earlier", concurrency: 10, leaseMs: null }, async () => {
+        expect((await decide(stack, approvalId, "allow_task")).body).toEqual({ run_id: runId, status: "queued" });
+        expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: null });
+        await expect.poll(() => earlier.offers.length).toBe(1);
+        expect(earlier.offers[0]).toEqual({ runId, generation: expect.any(Object) });
+        // It never takes it either: the reconciler enqueues the queued run once its grace has passed.
+        await expectWritten(stack, runId);
+      });
+    } finally {
+      await earlier.close();
     }
   });
 

@@ -17,7 +17,7 @@ import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
 import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import { isApprovalIntact } from "../policy/approval-seal.ts";
 import { WORKER_PRESENCE_TIMEOUT_MS } from "../services/load-service-status.ts";
-import { DEFAULT_HANDOVER_LEASE_MS, HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover } from "./resume-handover.ts";
+import { HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover } from "./resume-handover.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -200,8 +200,12 @@ async function attemptDecision(
   // The last pending approval decided: the run is queued again, and leased to the worker it is offered
   // to when there is one (resume-handover.ts), for that worker alone to take it.
   const handTo =
-    stillPending === 0 && approval.offerWorker !== null && approval.runContext !== null && approval.runContext.length <= HANDOVER_CONTEXT_MAX_LENGTH
-      ? { worker: approval.offerWorker, context: approval.runContext, leaseMs: approval.offerLeaseMs ?? DEFAULT_HANDOVER_LEASE_MS }
+    stillPending === 0 &&
+    approval.offerWorker !== null &&
+    approval.offerLeaseMs !== null &&
+    approval.runContext !== null &&
+    approval.runContext.length <= HANDOVER_CONTEXT_MAX_LENGTH
+      ? { worker: approval.offerWorker, context: approval.runContext, leaseMs: approval.offerLeaseMs }
       : null;
   if (stillPending === 0) change.status = RunStatus.queued;
   if (handTo) change.handTo = { owner: handTo.worker, leaseSeconds: handTo.leaseMs / 1000 };

@@ -15,7 +15,10 @@ import { RunStatus } from "./run-status.ts";
  * else changed the run between that read and the commit, and `decided` and `grant` are all the commit
  * changed of what the context holds (besides the status, now `queued`). The run stays queued, leased to
  * the worker, until the worker's first commit makes it running, as after a take: a client sees the
- * same states as before, and a queue job for it finds the lease held.
+ * same states as before, and a queue job for it finds the lease held. The lease is as long as the
+ * worker's own (its RUN_LEASE_MS, which its presence row carries), so a worker that dies before taking
+ * the run holds it no longer than one that dies executing it; the reconciler then hands it on. A worker
+ * whose row does not carry it is of an earlier release: it is offered the run without a handover.
  */
 export interface ResumeHandover {
   /** The run's context (store/statements/run-context-statements.ts) as JSON text, read by the decision before its commit. */
@@ -38,13 +41,6 @@ export interface HandedDecision {
  * the offer. A run with a longer chat is offered without it and taken by its worker as before.
  */
 export const HANDOVER_CONTEXT_MAX_LENGTH = 512 * 1024;
-
-/**
- * A handover's lease is as long as the worker's own (its RUN_LEASE_MS, in its presence row), so a worker
- * that dies before taking the run holds it no longer than one that dies while executing it; the
- * reconciler then hands it on. This one (RUN_LEASE_MS's default) when the row does not say.
- */
-export const DEFAULT_HANDOVER_LEASE_MS = 30_000;
 
 /** The lease and context a worker executes a handed-over run with (the `acquired` outcome of a take). */
 export function handedOverRun(

@@ -6,8 +6,6 @@ import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS } from "./run-context-statements
 import { storedApprovalColumns } from "./stored-approval-columns.ts";
 import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql } from "./user-statements.ts";
 
-export { storedApprovalColumns };
-
 // A human's decision on an approval (runs/decide-approval.ts): everything it needs read in one
 // statement, then committed by the run's commit statement fenced by the run's last event seq. On the
 // resume path users wait on: prepared.
@@ -21,10 +19,11 @@ export { storedApprovalColumns };
  * read every approval of the user. `offerWorker`: a worker seen alive within $3 seconds, picked at
  * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
  * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
- * (queue resume-offer.ts). `runContext`, when there is such a worker and the run is parked: the run's
- * context (run-context-statements.ts) as JSON text, as of this snapshot, for the commit to hand the run
- * to that worker with, on a lease of that worker's length (runs/resume-handover.ts): the worker then
- * starts without reading it again.
+ * (queue resume-offer.ts). `runContext`, when there is such a worker, of a release that takes
+ * handovers (its presence row has its lease length), and the run is parked: the run's context
+ * (run-context-statements.ts) as JSON text, as of this snapshot, for the commit to hand the run to that
+ * worker with, on a lease of that worker's length (runs/resume-handover.ts): the worker then starts
+ * without reading it again.
  *
  * The caller is the user $2 (authenticated already), or the enabled user of the API token whose hash
  * is $4: then this statement is the request's authentication (POST /api/approvals), one round trip
@@ -56,7 +55,7 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
   w.root_path AS "rootPath", d.revision AS "documentRevision",
   CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email,
   (SELECT id FROM offer) AS "offerWorker", (SELECT lease_ms FROM offer) AS "offerLeaseMs",
-  CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer) THEN (
+  CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer WHERE offer.lease_ms IS NOT NULL) THEN (
     SELECT row_to_json(context)::text FROM (SELECT ${RUN_CONTEXT_COLUMNS} FROM runs AS r ${RUN_CONTEXT_JOINS} WHERE r.id = a.run_id) AS context
   ) END AS "runContext"
 FROM a
@@ -85,7 +84,7 @@ const approvalForDecisionRow = z.object({
   /** The bound email's recipients, subject and body now (null: none, or deleted since). */
   email: z.object({ to: z.array(z.string()), cc: z.array(z.string()), subject: z.string(), body: z.string() }).nullable(),
   offerWorker: z.string().nullable(),
-  /** That worker's lease length (its RUN_LEASE_MS). */
+  /** That worker's lease length (its RUN_LEASE_MS); null: a worker of an earlier release, which takes no handover. */
   offerLeaseMs: z.number().nullable(),
   /** The run's context as JSON text (RUN_CONTEXT_COLUMNS), when there is a worker to offer the parked run to. */
   runContext: z.string().nullable(),

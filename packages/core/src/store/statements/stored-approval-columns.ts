@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { ApprovalStatus } from "../generated/enums.ts";
 
+// A module of its own: the run's context (run-context-statements.ts) and an approval decision's read
+// (approval-statements.ts, which reads that context too) both parse stored approvals.
+
 /** The columns of a stored approval record (what its seal binds, its status and the user's edit), less its expiry. */
 export const storedApprovalColumns = {
   id: z.string(),
