@@ -20,7 +20,8 @@ import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql
  * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
  * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
  * (queue resume-offer.ts). `runContext`, when there is such a worker, of a release that takes
- * handovers (its presence row has its lease length), and the run is parked: the run's context
+ * handovers (its presence row has its lease length), and the run is parked with no call of another
+ * tool pending (a decision can then resume it: its grant may cover the rest): the run's context
  * (run-context-statements.ts) as JSON text, as of this snapshot, for the commit to hand the run to that
  * worker with, on a lease of that worker's length (runs/resume-handover.ts): the worker then starts
  * without reading it again.
@@ -55,7 +56,9 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
   w.root_path AS "rootPath", d.revision AS "documentRevision",
   CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object('to', e.to_addresses, 'cc', e.cc_addresses, 'subject', e.subject, 'body', e.body) END AS email,
   (SELECT id FROM offer) AS "offerWorker", (SELECT lease_ms FROM offer) AS "offerLeaseMs",
-  CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer WHERE offer.lease_ms IS NOT NULL) THEN (
+  CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer WHERE offer.lease_ms IS NOT NULL)
+    -- Only a decision that may resume the run needs it: one that leaves a call of another tool pending cannot.
+    AND NOT EXISTS (SELECT 1 FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending' AND p.tool <> a.tool) THEN (
     SELECT row_to_json(context)::text FROM (SELECT ${RUN_CONTEXT_COLUMNS} FROM runs AS r ${RUN_CONTEXT_JOINS} WHERE r.id = a.run_id) AS context
   ) END AS "runContext"
 FROM a
