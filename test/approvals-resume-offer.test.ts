@@ -1,5 +1,8 @@
 import { createRedis, parseResumeOffer, type ResumeOffer, workerChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
+import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
+import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
 import { queueEvents } from "./faults-helpers.ts";
@@ -12,9 +15,17 @@ import { startTestStack, type TestStack } from "./support/test-stack.ts";
 // the worker it is offered to, with its context in the offer (core runs/resume-handover.ts).
 
 /** The run's lease as Postgres has it. */
-async function leaseOf(stack: TestStack, runId: string): Promise<{ status: string; lease_owner: string | null; lease_ms_left: number | null }> {
-  const [row] = await stack.prisma.$queryRaw<{ status: string; lease_owner: string | null; lease_ms_left: number | null }[]>`
-    SELECT status::text AS status, lease_owner, (extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_ms_left FROM runs WHERE id = ${runId}`;
+interface LeaseRow {
+  status: string;
+  lease_owner: string | null;
+  lease_ms_left: number | null;
+  lease_version: number;
+}
+
+async function leaseOf(stack: TestStack, runId: string): Promise<LeaseRow> {
+  const [row] = await stack.prisma.$queryRaw<LeaseRow[]>`
+    SELECT status::text AS status, lease_owner, (extract(epoch FROM lease_expires_at - now()) * 1000)::float8 AS lease_ms_left, lease_version
+    FROM runs WHERE id = ${runId}`;
   return row!;
 }
 
@@ -134,6 +145,32 @@ describe("a decided approval's run offered to a worker", () => {
     expect(started?.data.arguments).toEqual({ path: "out.txt", content: "edited" });
   });
 
+  it("a cancel of a handed-over run that its worker has not started yet takes the run from that worker", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const silent = await listeningWorker(stack, "worker-silent");
+    try {
+      await asOnlyWorkerSeen(stack, { id: "worker-silent", concurrency: 10, leaseMs: 60_000 }, async () => {
+        await decide(stack, approvalId, "allow_task");
+        await expect.poll(() => silent.offers.length).toBe(1);
+        const handed = silent.offers[0]!.generation;
+        expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: "worker-silent", lease_version: handed.leaseVersion });
+        expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).body.status).toBe("cancelled");
+        // The worker wakes up and makes its first commit with the lease it was handed: refused.
+        const firstCommit = emptyStatementChange(runId, handed.leaseVersion);
+        firstCommit.status = RunStatus.running;
+        firstCommit.events.push({ type: "run.resumed", data: { reason: "approval" } });
+        expect(await commitRunStatement(sqlPoolOf(stack.prisma), firstCommit, new Date())).toBeNull();
+        expect((await leaseOf(stack, runId)).status).toBe("cancelled");
+      });
+    } finally {
+      await silent.close();
+    }
+    const events = await stack.events(runId);
+    expect(events.filter((event) => event.type === "run.cancelled")).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe("run.cancelled");
+    expect(events.some((event) => event.type === "run.resumed" || (event.type === "tool.started" && event.data.tool === "write_file"))).toBe(false);
+  });
+
   it("offers the run without a handover to a worker of an earlier release, which would not read one", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     const earlier = await listeningWorker(stack, "worker-earlier");
@@ -161,12 +198,14 @@ describe("a decided approval's run offered to a worker", () => {
     for (const heldRunId of held) await stack.waitForEvent(heldRunId, (event) => event.type === "run.started");
     // Offered to this worker: the only one seen.
     expect((await stack.prisma.worker.findMany()).map((worker) => worker.id)).toEqual([stack.workers[0]!.workerId]);
+    const parkedVersion = (await leaseOf(stack, runId)).lease_version;
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
     // Enqueued by the worker it was offered to; nothing can take it while both slots are held.
     await expect.poll(() => jobsAddedFor(stack, runId), { timeout: 10_000 }).toHaveLength(2);
     expect((await stack.request("GET", `/api/runs/${runId}`)).body.status).toBe("queued");
-    // Unleased by that worker before it enqueued the run: the job's take finds it free.
-    expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: null, lease_ms_left: null });
+    // Unleased by that worker before it enqueued the run, the version bumped past the handover's (one
+    // more than the parked run's): the job's take finds it free, and the handover can no longer write.
+    expect(await leaseOf(stack, runId)).toEqual({ status: "queued", lease_owner: null, lease_ms_left: null, lease_version: parkedVersion + 2 });
     stack.provider.release("hold-a");
     stack.provider.release("hold-b");
     await expectWritten(stack, runId);

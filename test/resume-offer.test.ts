@@ -1,6 +1,7 @@
 // A resumed run's offer to one worker (queue resume-offer.ts) against the real Redis: it reaches the
 // worker's own channel only, says whether anyone listened, and a worker reads back exactly what was
 // offered and nothing else.
+import { HANDOVER_CONTEXT_MAX_LENGTH } from "@agentq/core";
 import { createRedis, offerResume, parseResumeOffer, type RedisClient, workerChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
@@ -65,6 +66,22 @@ describe("offerResume", () => {
     expect(parseResumeOffer(received[0]!.text)).toEqual(handed);
   });
 
+  it("refuses, publishing nothing, a handover the worker would not read", async () => {
+    received.length = 0;
+    const tooLong = { context: "x".repeat(HANDOVER_CONTEXT_MAX_LENGTH + 1), decided: [{ approvalId: "apr_1", status: "allowed" as const }], grant: null };
+    await expect(
+      offerResume(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: tooLong }),
+    ).rejects.toThrow(/does not fit the offer message/);
+    const undecided = { context: "{}", decided: [], grant: null };
+    await expect(
+      offerResume(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: undecided }),
+    ).rejects.toThrow();
+    // An offer that fits still goes through, and it is the first the channel carries since.
+    expect(await offerResume(connection, prefix, "worker-a", { runId: "run_5", generation: { lastEventSeq: 1, leaseVersion: 2 } })).toBe(true);
+    await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
+    expect(received.map((message) => parseResumeOffer(message.text)?.runId)).toEqual(["run_5"]);
+  });
+
   it("a worker's channel carrying anything but an offer is read as nothing", () => {
     for (const text of ["", "not json", "null", "[]", '{"type":"cancel","run_id":"run_1"}', '{"type":"run.resume","run_id":"run_1"}']) {
       expect(parseResumeOffer(text)).toBeNull();
@@ -79,7 +96,7 @@ describe("offerResume", () => {
       { ...handover, decided: [] },
       { ...handover, decided: [{ approval_id: "apr_1", status: "pending" }] },
       { ...handover, context: 5 },
-      { ...handover, context: "x".repeat(512 * 1024 + 1) },
+      { ...handover, context: "x".repeat(HANDOVER_CONTEXT_MAX_LENGTH + 1) },
       { ...handover, grant: { tool: "write_file" } },
       { ...handover, extra: true },
     ]) {

@@ -144,9 +144,11 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
         if (handover) {
           // Leased to that worker by the decision: an offer that may still arrive is left to it (if it
           // never does, the lease runs out and the reconciler hands the run on); one that nobody heard
-          // is unleased first, for the job's take to find it free.
+          // is unleased first, for the job's take to find it free (nothing to enqueue if it moved on).
           if (offered === "unanswered") return;
-          await returnHandedOverRun(prisma, { runId, leaseVersion: generation.leaseVersion });
+          const returned = await returnHandedOverRun(prisma, { runId, generation });
+          if (returned) await services.schedule(runId, returned);
+          return;
         }
       }
       await services.schedule(runId, generation);

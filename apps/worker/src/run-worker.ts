@@ -346,13 +346,12 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // A run its decision handed over leased to this worker (core runs/resume-handover.ts) is unleased
   // before it goes to the queue, for the job's take to find it free.
   const enqueueOffer = async (offer: ResumeOffer): Promise<void> => {
-    if (offer.handover) {
-      const handed = { runId: offer.runId, leaseVersion: offer.generation.leaseVersion };
-      await returnHandedOverRun(prisma, handed).catch((error: unknown) => {
-        logger.warn({ err: error, run_id: offer.runId }, "could not unlease a handed-over run; it is handed on when its lease runs out");
-      });
-    }
-    await enqueueRun(offer.runId, offer.generation);
+    if (!offer.handover) return enqueueRun(offer.runId, offer.generation);
+    const returned = await returnHandedOverRun(prisma, { runId: offer.runId, generation: offer.generation }).catch((error: unknown) => {
+      logger.warn({ err: error, run_id: offer.runId }, "could not unlease a handed-over run; it is handed on when its lease runs out");
+      return null;
+    });
+    if (returned) await enqueueRun(offer.runId, returned);
   };
   const takeOffer = async (offer: ResumeOffer): Promise<void> => {
     // Handed over: the decision's commit took the lease for this worker and read the context.

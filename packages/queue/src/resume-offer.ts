@@ -65,7 +65,8 @@ const resumeOfferMessage = z
 /**
  * Offers the run to `workerId`. True when the worker's process is subscribed (it then takes the run,
  * or hands it to the queue when it has no free slot); false when no process listens on that channel
- * (the worker stopped): the caller enqueues the run instead.
+ * (the worker stopped): the caller enqueues the run instead. Throws, publishing nothing, for an offer
+ * the worker would not read (a handover past the message's limits).
  */
 export async function offerResume(redis: RedisClient, prefix: string, workerId: string, offer: ResumeOffer): Promise<boolean> {
   const message: z.input<typeof resumeOfferMessage> = {
@@ -76,6 +77,10 @@ export async function offerResume(redis: RedisClient, prefix: string, workerId: 
     ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
     ...(offer.handover ? { handover: handoverMessage(offer.handover) } : {}),
   };
+  // Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
+  // here, where the caller can still send the run another way, rather than lost on the worker's side.
+  const checked = resumeOfferMessage.safeParse(message);
+  if (!checked.success) throw new Error(`the offer of run ${offer.runId} does not fit the offer message: ${checked.error.message}`);
   return (await publishMessage(redis, workerChannel(prefix, workerId), JSON.stringify(message))) > 0;
 }
 

@@ -53,6 +53,10 @@ export async function cancelRunInTransaction(
   );
   change.events.push({ type: "run.cancelled", data: { reason } });
   change.status = RunStatus.cancelled;
+  // Fenced by its status (the lock holds it) and the lease version bumped: a queued run may be leased
+  // to a worker its decision handed it to (resume-handover.ts), and that worker's first commit, made
+  // with the version it was handed, must find the run taken from it rather than bring it back.
+  change.expectedStatuses = [run.status];
   // A run that never finished has no output or error: the finish clears nothing that was set.
   change.finish = { output: null, errorCode: null, errorMessage: null };
   const committed = await commitRunStatement(client, change, now);

@@ -11,9 +11,11 @@ import { RunStatus } from "./run-status.ts";
  * once: no take statement (run-lease.ts), a round trip through two busy event loops that every resume
  * waited on.
  *
- * The context is exact: the decision's commit is fenced by the run's last event seq as read, so nothing
- * else changed the run between that read and the commit, and `decided` and `grant` are all the commit
- * changed of what the context holds (besides the status, now `queued`). The run stays queued, leased to
+ * The run's own state in the context is exact: the decision's commit is fenced by the run's last event
+ * seq as read, so nothing else changed the run between that read and the commit, and `decided` and
+ * `grant` are all the commit changed of it (besides the status, now `queued`). What is not the run's
+ * (the settings, the user's role and quota, the chat's grants) is as of the decision's read, as a take
+ * reads it as of the take, a moment later: the execution uses it as read from then on either way. The run stays queued, leased to
  * the worker, until the worker's first commit makes it running, as after a take: a client sees the
  * same states as before, and a queue job for it finds the lease held. The lease is as long as the
  * worker's own (its RUN_LEASE_MS, which its presence row carries), so a worker that dies before taking
@@ -37,10 +39,13 @@ export interface HandedDecision {
 }
 
 /**
- * The largest context a handover carries, in characters (512 Ki): Redis carries it to the worker in
- * the offer. A run with a longer chat is offered without it and taken by its worker as before.
+ * The largest context a handover carries, in characters (64 Ki, a chat of a few dozen turns): Redis
+ * carries it to the worker in the offer, and a burst of large offers to a busy worker would fill the
+ * output buffer Redis keeps for a subscriber (8 MB for a minute by default, past which it drops the
+ * connection, and with it the worker's cancels). A run with a longer chat is offered without it and
+ * taken by its worker as before.
  */
-export const HANDOVER_CONTEXT_MAX_LENGTH = 512 * 1024;
+export const HANDOVER_CONTEXT_MAX_LENGTH = 64 * 1024;
 
 /** The lease and context a worker executes a handed-over run with (the `acquired` outcome of a take). */
 export function handedOverRun(

@@ -2,6 +2,7 @@ import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
 import { clearRunLease, extendRunLeases, returnHandedRun, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
 import { type RunContext, runContextOf } from "./load-run-context.ts";
+import type { RunGeneration } from "./run-loop-dependencies.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
 /** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
@@ -64,11 +65,13 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
 
 /**
  * Unleases a run whose decision handed it to a worker that did not take it (runs/resume-handover.ts: no
- * process listened, or it had no free slot), for a queue job's take to find it free. False: the
- * handover's lease no longer holds (taken over since), or the run started.
+ * process listened, or it had no free slot), for a queue job's take to find it free: the generation to
+ * enqueue it with (its lease version bumped, so that a late offer's worker cannot write). Null: the
+ * handover's lease no longer holds (the worker started it, a cancel finished it): nothing to enqueue.
  */
-export async function returnHandedOverRun(prisma: PrismaClient, handed: { runId: string; leaseVersion: number }): Promise<boolean> {
-  return (await returnHandedRun(sqlPoolOf(prisma), handed)) > 0;
+export async function returnHandedOverRun(prisma: PrismaClient, handed: { runId: string; generation: RunGeneration }): Promise<RunGeneration | null> {
+  const leaseVersion = await returnHandedRun(sqlPoolOf(prisma), { runId: handed.runId, leaseVersion: handed.generation.leaseVersion });
+  return leaseVersion === undefined ? null : { lastEventSeq: handed.generation.lastEventSeq, leaseVersion };
 }
 
 /**

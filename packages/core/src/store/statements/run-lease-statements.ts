@@ -132,16 +132,25 @@ export async function selectRunLeaseState(runner: SqlRunner, runId: string): Pro
   return row;
 }
 
+const returnedRunRow = z.object({ lease_version: z.number() });
+
 /**
  * Unleases a run a decision handed to a worker that did not take it (runs/resume-handover.ts), as the
- * decision would have left it without a worker to hand it to. Only while that handover's lease version
- * holds and nothing ran (still queued: the execution's first commit makes it running).
+ * decision would have left it without a worker to hand it to, while that handover's lease version holds
+ * and the run is still queued (the execution's first commit makes it running). The version is bumped:
+ * should the offer reach its worker after all, that worker's first commit finds the run taken from it.
+ * The new version, or undefined when the lease no longer holds.
  */
-export async function returnHandedRun(runner: SqlRunner, input: { runId: string; leaseVersion: number }): Promise<number> {
-  return queryRowCount(runner, "UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL WHERE id = $1 AND lease_version = $2 AND status = 'queued'", [
-    input.runId,
-    input.leaseVersion,
-  ]);
+export async function returnHandedRun(runner: SqlRunner, input: { runId: string; leaseVersion: number }): Promise<number | undefined> {
+  const [row] = await queryParsed(
+    runner,
+    `UPDATE runs SET lease_expires_at = NULL, lease_owner = NULL, lease_version = lease_version + 1
+    WHERE id = $1 AND lease_version = $2 AND status = 'queued'
+    RETURNING lease_version`,
+    [input.runId, input.leaseVersion],
+    returnedRunRow,
+  );
+  return row?.lease_version;
 }
 
 /** Clears the lease of the run if `leaseVersion` still holds it; returns the rows changed (0 or 1). */
