@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
 import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
 import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
+import { upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
 import { queueEvents } from "./faults-helpers.ts";
@@ -59,8 +60,14 @@ async function asOnlyWorkerSeen(
   } finally {
     const live = stack.workers[0]!.workerId;
     await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = ${worker.id}`;
-    await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
-      VALUES (${live}, 'test', now(), now(), 2, 0, ${stack.workerConfig.leaseMs}) ON CONFLICT (id) DO NOTHING`;
+    await upsertWorkerPresence(sqlPoolOf(stack.prisma), {
+      id: live,
+      host: "test",
+      startedAt: new Date(),
+      concurrency: stack.workerConfig.concurrency,
+      activeRuns: 0,
+      leaseMs: stack.workerConfig.leaseMs,
+    });
   }
 }
 

@@ -356,7 +356,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const takeOffer = async (offer: ResumeOffer): Promise<void> => {
     // Handed over: the decision's commit took the lease for this worker and read the context.
     const acquired = offer.handover
-      ? { kind: "acquired" as const, ...handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId }) }
+      ? handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId })
       : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: config.leaseMs });
     // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
     if (acquired.kind !== "acquired") return;

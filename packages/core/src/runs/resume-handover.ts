@@ -1,7 +1,7 @@
 import type { GrantRef } from "../policy/decide-tool-call.ts";
 import { runContextRow } from "../store/statements/run-context-statements.ts";
-import { type RunContext, runContextOf } from "./load-run-context.ts";
-import type { RunLease } from "./run-lease.ts";
+import { runContextOf } from "./load-run-context.ts";
+import type { AcquireOutcome } from "./run-lease.ts";
 import { RunStatus } from "./run-status.ts";
 
 /**
@@ -47,11 +47,11 @@ export interface HandedDecision {
  */
 export const HANDOVER_CONTEXT_MAX_LENGTH = 64 * 1024;
 
-/** The lease and context a worker executes a handed-over run with (the `acquired` outcome of a take). */
+/** The lease and context a worker executes a handed-over run with: what its own take would have acquired. */
 export function handedOverRun(
   handover: ResumeHandover,
   lease: { runId: string; leaseVersion: number; owner: string },
-): { lease: RunLease; context: RunContext; admissionAwaited: boolean } {
+): Extract<AcquireOutcome, { kind: "acquired" }> {
   const row = runContextRow.parse(JSON.parse(handover.context));
   if (row.id !== lease.runId) throw new Error(`the handover's context is of run ${row.id}, not ${lease.runId}`);
   const decided = new Map(handover.decided.map((decision) => [decision.approvalId, decision]));
@@ -66,6 +66,7 @@ export function handedOverRun(
   // execution's first commit makes it running.
   row.status = RunStatus.queued;
   return {
+    kind: "acquired",
     lease: { ...lease, resumed: true, previousStatus: RunStatus.queued },
     context: runContextOf(row),
     // A resumed run was admitted long ago: its take leaves no fewer runs waiting for admission.
