@@ -13,20 +13,7 @@
  *   flight, peak RSS reached 371-377 MB (API) and 299-315 MB (worker) by default, and 194 / 194 MB
  *   with this flag, with CPU a run unchanged within the noise (a full collection of a 60 MB heap
  *   every few seconds instead of every tens of seconds).
- * - `--interrupt-budget=270336`: a function is optimized by TurboFan after about four times as much
- *   work as V8's default (67,584). Each process has a few thousand functions that get warm during its
- *   first thousands of runs, and their optimizations (about 1,200 in a 3,000-run W1, still 40 a second
- *   after 25 s; `--trace-opt`) took the compiler threads about a fifth of the processes' CPU. With the
- *   larger budget only the functions that stay hot are compiled: the worker's CPU a run against the
- *   bench's fell by 11-17 % (W1 four and W2 three interleaved pairs, 300 runs after 50 warm,
- *   December 2026), the API's did not move, and at steady state the hot paths are optimized as before.
- *   The opposite (16,384, eager) cost W1 about 10 % (docs/benchmark-history.md).
  * - `--enable-source-maps`: the processes run bundles (scripts/server-bundle.mjs); stack traces, in
  *   logs and errors, name the TypeScript files and lines, as they did when tsx ran the sources.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = [
-  "--max-semi-space-size=8",
-  "--heap-growing-percent=50",
-  "--interrupt-budget=270336",
-  "--enable-source-maps",
-];
+export const SERVICE_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=8", "--heap-growing-percent=50", "--enable-source-maps"];
