@@ -30,6 +30,18 @@ async function leaseOf(stack: TestStack, runId: string): Promise<LeaseRow> {
   return row!;
 }
 
+/** When the run's lease runs out, in seconds since the epoch: a renewal moves it on. */
+async function leaseExpiry(stack: TestStack, runId: string): Promise<number> {
+  const [row] = await stack.prisma.$queryRaw<{ at: number }[]>`SELECT extract(epoch FROM lease_expires_at)::float8 AS at FROM runs WHERE id = ${runId}`;
+  return row!.at;
+}
+
+/** Settles once the run's lease was renewed past the expiry it has now: its worker holds it. */
+async function leaseRenewed(stack: TestStack, runId: string): Promise<void> {
+  const handedExpiry = await leaseExpiry(stack, runId);
+  await expect.poll(async () => (await leaseExpiry(stack, runId)) - handedExpiry, { timeout: 5_000 }).toBeGreaterThan(0.5);
+}
+
 /** A process listening on `workerId`'s channel that keeps what it is offered and takes none of it. */
 async function listeningWorker(stack: TestStack, workerId: string): Promise<{ offers: ResumeOffer[]; close: () => Promise<void> }> {
   const subscriber = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
@@ -196,27 +208,36 @@ describe("a decided approval's run offered to a worker", () => {
     }
   });
 
-  it("goes to the queue when the worker has no free slot, and runs once a slot frees", async () => {
-    const { runId, approvalId } = await parkedRun(stack, WRITE);
+  it("waits for a slot of its worker, leased and renewed, and takes it before the queue's new runs", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
     // Both of the worker's slots held by runs whose model answers only when released.
     const held = await Promise.all(
       ["hold-a", "hold-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
     );
     for (const heldRunId of held) await stack.waitForEvent(heldRunId, (event) => event.type === "run.started");
     // Offered to this worker: the only one seen.
-    expect((await stack.prisma.worker.findMany()).map((worker) => worker.id)).toEqual([stack.workers[0]!.workerId]);
+    const workerId = stack.workers[0]!.workerId;
+    expect((await stack.prisma.worker.findMany()).map((worker) => worker.id)).toEqual([workerId]);
     const parkedVersion = (await leaseOf(stack, runId)).lease_version;
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
-    // Enqueued by the worker it was offered to; nothing can take it while both slots are held.
-    await expect.poll(() => jobsAddedFor(stack, runId), { timeout: 10_000 }).toHaveLength(2);
-    expect((await stack.request("GET", `/api/runs/${runId}`)).body.status).toBe("queued");
-    // Unleased by that worker before it enqueued the run, the version bumped past the handover's (one
-    // more than the parked run's): the job's take finds it free, and the handover can no longer write.
-    expect(await leaseOf(stack, runId)).toEqual({ status: "queued", lease_owner: null, lease_ms_left: null, lease_version: parkedVersion + 2 });
+    expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: workerId, lease_version: parkedVersion + 1 });
+    // The worker keeps it waiting, and renews its lease with its running runs' (every second here,
+    // a 3-s lease): the expiry moves past the one the decision gave.
+    await leaseRenewed(stack, runId);
+    // A new run created meanwhile waits in the queue behind it.
+    const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
+    expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: workerId, lease_version: parkedVersion + 1 });
+    // Never sent to the queue: the creation's job is its only one.
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
     stack.provider.release("hold-a");
-    stack.provider.release("hold-b");
+    // The slot that freed went to the decided run, which holds it (its answer's request is held): the
+    // new run has not started, the other slot being held too.
+    await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
+    expect((await stack.events(later)).map((event) => event.type)).not.toContain("run.started");
+    stack.provider.release("after-write");
     await expectWritten(stack, runId);
-    for (const heldRunId of held) expect(await waitForFinished(stack, heldRunId)).toMatchObject({ status: "completed" });
+    stack.provider.release("hold-b");
+    for (const runIdToFinish of [...held, later]) expect(await waitForFinished(stack, runIdToFinish)).toMatchObject({ status: "completed" });
   });
 });
 
@@ -246,5 +267,36 @@ describe("an offered run when its worker stops", () => {
     const events = await stack.events(runId);
     expect(events.filter((event) => event.type === "run.resumed")).toHaveLength(2);
     expect(events.filter((event) => event.type === "tool.completed" && event.data.tool === "write_file")).toHaveLength(1);
+  });
+});
+
+describe("a run waiting for a slot when its worker stops", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ workers: 0 });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("goes to the queue, unleased, as its worker begins to stop", async () => {
+    const first = await stack.startWorker({ concurrency: 2, shutdownGraceMs: 300 });
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const held = await Promise.all(
+      ["stop-a", "stop-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
+    );
+    for (const heldRunId of held) await stack.waitForEvent(heldRunId, (event) => event.type === "run.started");
+    const parkedVersion = (await leaseOf(stack, runId)).lease_version;
+    expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
+    expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: first.workerId, lease_version: parkedVersion + 1 });
+    // Waiting in the worker, which renews its lease.
+    await leaseRenewed(stack, runId);
+    await first.close();
+    // Unleased (the version bumped past the handover's) and enqueued by the stopping worker.
+    expect(await leaseOf(stack, runId)).toEqual({ status: "queued", lease_owner: null, lease_ms_left: null, lease_version: parkedVersion + 2 });
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+    await stack.startWorker();
+    for (const latch of ["stop-a", "stop-b"]) stack.provider.release(latch);
+    await expectWritten(stack, runId);
   });
 });

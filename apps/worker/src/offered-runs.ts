@@ -19,31 +19,129 @@ export interface OfferedRunsOptions {
   enqueue: (offer: ResumeOffer) => Promise<void>;
   /** BullMQ's own concurrency, set whenever the slots lent to offered runs change (at least 1). */
   setJobConcurrency: (slots: number) => void;
+  /**
+   * How long a handed-over run waits for a slot before it goes to the queue, where any worker may take
+   * it. Default 5 s (OFFER_MAX_WAIT_MS): the API picks a worker by its free slots as of its last beat,
+   * so a full worker is sometimes offered a run while another has slots free.
+   */
+  maxWaitMs?: number;
   logger: Logger;
+}
+
+/** The default `maxWaitMs`. */
+export const OFFER_MAX_WAIT_MS = 5000;
+
+interface WaitingOffer {
+  offer: ResumeOffer;
+  giveUp: NodeJS.Timeout;
+}
+
+/** A handed-over run waiting for a slot of this worker: its lease, which the worker renews meanwhile. */
+export interface WaitingLease {
+  runId: string;
+  leaseVersion: number;
 }
 
 /**
  * The runs offered to this worker directly (queue resume-offer.ts): a run whose approval was decided
  * skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
- * take are lent from BullMQ's concurrency, so the two together stay within the worker's; otherwise
- * (no free slot, paused, stopping) the run goes to the queue as the API would have sent it. BullMQ
- * keeps at least one slot (its concurrency cannot be 0), so a worker of one slot takes no offers.
+ * take are lent from BullMQ's concurrency, so the two together stay within the worker's. BullMQ keeps
+ * at least one slot (its concurrency cannot be 0), so offered runs hold at most `concurrency - 1`,
+ * and a worker of one slot takes no offers.
+ *
+ * With no slot free, a run its decision handed over (leased to this worker, with its context) waits
+ * here for the next slot that frees, ahead of the queue's new runs: a BullMQ job's end (`slotFreed`,
+ * called before BullMQ looks for its next job) and an offered execution's end start it at once, so
+ * the slot is never fetched away. A decided approval then queues behind no new run, and is not
+ * unleased, enqueued and taken again (a statement, a queue job and a take more, which PARKED's resume,
+ * 10,000 decisions on a full worker, paid for most runs). At most as many runs wait as could take a
+ * slot of offered runs next (`concurrency - 1` less those executing), each for at most `maxWaitMs`;
+ * past either, for a plain offer, and when the worker is paused or stopping, the run goes to the queue
+ * as the API would have sent it. The worker renews the waiting runs' leases with its own
+ * (`waitingLeases`), and drops a waiting run whose lease it lost (`dropLost`: a cancel took it).
  */
 export class OfferedRuns {
   readonly #options: OfferedRunsOptions;
   readonly #executions = new Set<Promise<void>>();
+  readonly #waiting: WaitingOffer[] = [];
 
   constructor(options: OfferedRunsOptions) {
     this.#options = options;
   }
 
   receive(offer: ResumeOffer): void {
-    const { concurrency } = this.#options;
-    const taken = this.#executions.size;
-    if (!this.#options.accepting() || this.#options.jobsInProgress() + taken >= concurrency || taken + 1 >= concurrency) {
+    if (!this.#options.accepting()) {
       void this.#options.enqueue(offer);
+    } else if (offer.handover && this.#waiting.length < this.#options.concurrency - 1 - this.#executions.size) {
+      // In line behind the runs already waiting; taken at once when a slot is free.
+      const giveUp = setTimeout(() => this.#giveUp(offer), this.#options.maxWaitMs ?? OFFER_MAX_WAIT_MS);
+      giveUp.unref();
+      this.#waiting.push({ offer, giveUp });
+      this.#startWaiting();
+    } else if (this.#slotFree()) {
+      this.#start(offer);
+    } else {
+      void this.#options.enqueue(offer);
+    }
+  }
+
+  /** A slot of BullMQ's jobs was freed: a waiting run takes it. */
+  slotFreed(): void {
+    this.#startWaiting();
+  }
+
+  /** The leases of the handed-over runs waiting for a slot, for the worker to renew with its own. */
+  waitingLeases(): WaitingLease[] {
+    return this.#waiting.map(({ offer }) => ({ runId: offer.runId, leaseVersion: offer.generation.leaseVersion }));
+  }
+
+  /** Forgets the waiting runs whose lease (this version of it) this worker no longer holds: their new holder goes on. */
+  dropLost(leases: readonly WaitingLease[]): void {
+    for (const lease of leases) {
+      const index = this.#waiting.findIndex(({ offer }) => offer.runId === lease.runId && offer.generation.leaseVersion === lease.leaseVersion);
+      if (index >= 0) clearTimeout(this.#waiting.splice(index, 1)[0]!.giveUp);
+    }
+  }
+
+  /** Sends every waiting run to the queue (the worker is pausing or stopping); settles once they are there. */
+  async handBackWaiting(): Promise<void> {
+    const waiting = this.#waiting.splice(0);
+    for (const { giveUp } of waiting) clearTimeout(giveUp);
+    await Promise.allSettled(waiting.map(({ offer }) => this.#options.enqueue(offer)));
+  }
+
+  /** Settles when every offered run taken so far has ended (a stopping worker waits for them as BullMQ waits for its jobs). */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.#executions);
+  }
+
+  #slotFree(): boolean {
+    const taken = this.#executions.size;
+    return this.#options.jobsInProgress() + taken < this.#options.concurrency && taken + 1 < this.#options.concurrency;
+  }
+
+  #startWaiting(): void {
+    if (this.#waiting.length === 0) return;
+    if (!this.#options.accepting()) {
+      void this.handBackWaiting();
       return;
     }
+    while (this.#waiting.length > 0 && this.#slotFree()) {
+      const { offer, giveUp } = this.#waiting.shift()!;
+      clearTimeout(giveUp);
+      this.#start(offer);
+    }
+  }
+
+  /** A run that waited `maxWaitMs` goes to the queue, where a worker with a free slot takes it. */
+  #giveUp(offer: ResumeOffer): void {
+    const index = this.#waiting.findIndex((waiting) => waiting.offer === offer);
+    if (index < 0) return;
+    this.#waiting.splice(index, 1);
+    void this.#options.enqueue(offer);
+  }
+
+  #start(offer: ResumeOffer): void {
     // The deciding request's trace goes on in the execution, as a job's would.
     const execution: Promise<void> = withTraceCarrier(offer.trace, () => this.#options.execute(offer))
       .catch((error: unknown) => {
@@ -52,15 +150,11 @@ export class OfferedRuns {
       })
       .finally(() => {
         this.#executions.delete(execution);
+        this.#startWaiting();
         this.#lend();
       });
     this.#executions.add(execution);
     this.#lend();
-  }
-
-  /** Settles when every offered run taken so far has ended (a stopping worker waits for them as BullMQ waits for its jobs). */
-  async settled(): Promise<void> {
-    await Promise.allSettled(this.#executions);
   }
 
   #lend(): void {

@@ -212,14 +212,14 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // a second copy of Prisma's data model graph (store/create-prisma-client.ts, createSqlPool).
   const leasePool = createSqlPool({ databaseUrl: config.databaseUrl, poolSize: 2 });
   let renewing: Promise<void> = Promise.resolve();
+  // The handed-over runs waiting for a slot (offered-runs.ts), once they exist (below): their leases are
+  // renewed with the executing runs', and a BullMQ job's end frees a slot for them.
+  let waitingOffers: Pick<OfferedRuns, "waitingLeases" | "dropLost" | "slotFreed"> | undefined;
   const renewAll = () => {
     const held = [...active.values()];
-    if (held.length === 0) return;
-    renewing = renewLeases(
-      leasePool,
-      held.map((run) => run.lease),
-      config.leaseMs,
-    )
+    const waiting = (waitingOffers?.waitingLeases() ?? []).map((lease) => ({ ...lease, owner: workerId }));
+    if (held.length === 0 && waiting.length === 0) return;
+    renewing = renewLeases(leasePool, [...held.map((run) => run.lease), ...waiting], config.leaseMs)
       .then((renewed) => {
         for (const run of held) {
           if (active.get(run.lease.runId) !== run) continue; // ended meanwhile
@@ -227,8 +227,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
           if (!state) run.controller.abort(new RunAbort("lease_lost"));
           else if (state.cancelRequested) run.controller.abort(new RunAbort("cancel"));
         }
+        // A waiting run whose lease is gone was taken from this worker (a cancel): it is not started here
+        // (one that started meanwhile no longer waits, and its first commit is fenced by the lease anyway).
+        waitingOffers?.dropLost(waiting.filter((lease) => !renewed.has(lease.runId)));
       })
-      .catch((error: unknown) => logger.warn({ err: error, runs: held.length }, "lease renewal failed"));
+      .catch((error: unknown) => logger.warn({ err: error, runs: held.length + waiting.length }, "lease renewal failed"));
   };
   const heartbeat = setInterval(renewAll, Math.max(200, Math.floor(config.leaseMs / 3)));
 
@@ -320,6 +323,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       return await processJob(job, token);
     } finally {
       jobsInProgress -= 1;
+      waitingOffers?.slotFreed();
     }
   };
   const worker = new Worker(RUN_QUEUE_NAME, processCountedJob, {
@@ -385,6 +389,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     },
     logger,
   });
+  waitingOffers = offeredRuns;
   const offers = workerChannel(config.queuePrefix, workerId);
   await subscribeChannel(subscriber, offers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
@@ -446,11 +451,17 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   return {
     workerId,
     activeRunIds: () => [...active.keys()],
-    pause: () => worker.pause(true),
+    pause: () => {
+      // Paused, the worker takes no run: those waiting for a slot go to the queue for other workers.
+      void offeredRuns.handBackWaiting();
+      return worker.pause(true);
+    },
     async close() {
       if (shuttingDown) return;
       shuttingDown = true;
       const stoppingAt = Date.now();
+      // Handed-over runs still waiting for a slot go to the queue now, for other workers to take.
+      const handingBack = offeredRuns.handBackWaiting();
       clearInterval(reconciler);
       clearInterval(presence);
       const deadline = setTimeout(() => {
@@ -463,6 +474,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         await closeWorkerOrDisconnect(worker, "run jobs (BullMQ worker)", { logger, timeoutMs: config.shutdownGraceMs + CLOSE_TIMEOUT_MS });
         // Offered runs got the same grace (the deadline above aborts them too); handed back, they are enqueued.
         await offeredRuns.settled();
+        await handingBack;
         await webhooks.close();
         await jobs.close();
         await mcp.close();

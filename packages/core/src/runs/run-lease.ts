@@ -65,7 +65,7 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
 
 /**
  * Unleases a run whose decision handed it to a worker that did not take it (runs/resume-handover.ts: no
- * process listened, or it had no free slot), for a queue job's take to find it free: the generation to
+ * process listened, or it had no slot for it soon enough, or it was pausing or stopping), for a queue job's take to find it free: the generation to
  * enqueue it with (its lease version bumped, so that a late offer's worker cannot write). Null: the
  * handover's lease no longer holds (the worker started it, a cancel finished it): nothing to enqueue.
  */
@@ -78,7 +78,11 @@ export async function returnHandedOverRun(prisma: PrismaClient, handed: { runId:
  * Renews every lease a worker holds in one statement (one round trip per interval, however many
  * runs). Returns the runs still held, with their cancel flag; a run missing from the answer was lost.
  */
-export async function renewLeases(runner: SqlRunner, leases: readonly RunLease[], leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+export async function renewLeases(
+  runner: SqlRunner,
+  leases: readonly Pick<RunLease, "runId" | "leaseVersion" | "owner">[],
+  leaseMs: number,
+): Promise<Map<string, { cancelRequested: boolean }>> {
   if (leases.length === 0) return new Map();
   const rows = await extendRunLeases(runner, { leaseSeconds: leaseMs / 1000, leases });
   return new Map(rows.map((row) => [row.id, { cancelRequested: row.cancel_requested }]));
