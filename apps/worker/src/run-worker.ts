@@ -212,12 +212,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // a second copy of Prisma's data model graph (store/create-prisma-client.ts, createSqlPool).
   const leasePool = createSqlPool({ databaseUrl: config.databaseUrl, poolSize: 2 });
   let renewing: Promise<void> = Promise.resolve();
-  // The handed-over runs waiting for a slot (offered-runs.ts), once they exist (below): their leases are
-  // renewed with the executing runs', and a BullMQ job's end frees a slot for them.
-  let waitingOffers: Pick<OfferedRuns, "waitingLeases" | "dropLost" | "slotFreed"> | undefined;
   const renewAll = () => {
     const held = [...active.values()];
-    const waiting = (waitingOffers?.waitingLeases() ?? []).map((lease) => ({ ...lease, owner: workerId }));
+    // With them, the handed-over runs waiting for a slot (offeredRuns, below: no await lies between
+    // here and there, so neither the heartbeat nor a BullMQ job can reach it before it exists).
+    const waiting = offeredRuns.waitingLeases().map((lease) => ({ ...lease, owner: workerId }));
     if (held.length === 0 && waiting.length === 0) return;
     renewing = renewLeases(leasePool, [...held.map((run) => run.lease), ...waiting], config.leaseMs)
       .then((renewed) => {
@@ -229,7 +228,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         }
         // A waiting run whose lease is gone was taken from this worker (a cancel): it is not started here
         // (one that started meanwhile no longer waits, and its first commit is fenced by the lease anyway).
-        waitingOffers?.dropLost(waiting.filter((lease) => !renewed.has(lease.runId)));
+        offeredRuns.dropLost(waiting.filter((lease) => !renewed.has(lease.runId)));
       })
       .catch((error: unknown) => logger.warn({ err: error, runs: held.length + waiting.length }, "lease renewal failed"));
   };
@@ -323,7 +322,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       return await processJob(job, token);
     } finally {
       jobsInProgress -= 1;
-      waitingOffers?.slotFreed();
+      // Before BullMQ looks for its next job: a handed-over run waiting for a slot takes this one.
+      offeredRuns.slotFreed();
     }
   };
   const worker = new Worker(RUN_QUEUE_NAME, processCountedJob, {
@@ -389,7 +389,6 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     },
     logger,
   });
-  waitingOffers = offeredRuns;
   const offers = workerChannel(config.queuePrefix, workerId);
   await subscribeChannel(subscriber, offers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
