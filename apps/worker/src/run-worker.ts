@@ -62,6 +62,7 @@ import {
   quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
+  setWorkerConcurrency,
   subscribeChannel,
   type ControlMessage,
   workerChannel,
@@ -384,9 +385,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     accepting: () => !shuttingDown && !worker.isPaused(),
     execute: takeOffer,
     enqueue: enqueueOffer,
-    setJobConcurrency: (slots) => {
-      worker.concurrency = slots;
-    },
+    setJobConcurrency: (slots) => setWorkerConcurrency(worker, slots),
     logger,
   });
   const offers = workerChannel(config.queuePrefix, workerId);
