@@ -18,12 +18,9 @@ import {
   documentStoreOf,
   executeRun,
   failRunWithoutLease,
-  findUsersAwaitingAdmission,
   generateId,
-  handedOverRun,
   JobSupervisor,
   logSandboxAvailability,
-  markLostJobs,
   McpConnections,
   type ModelResolver,
   type PrismaClient,
@@ -32,7 +29,6 @@ import {
   releaseLease,
   renewLeases,
   resolveApprovalSecret,
-  returnHandedOverRun,
   sqlPoolOf,
   RunAbort,
   recordWorkerPresence,
@@ -43,7 +39,6 @@ import {
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
-  vacuumRunsWhereAutovacuumIsOff,
   WORKER_PRESENCE_INTERVAL_MS,
 } from "@agentq/core";
 import {
@@ -58,7 +53,6 @@ import {
   createRedisRunEventPublisher,
   parseJob,
   parseResumeOffer,
-  type ResumeOffer,
   quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
@@ -69,8 +63,9 @@ import {
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
+import { offerHandlers } from "./offer-handlers.ts";
 import { OfferedRuns } from "./offered-runs.ts";
-import { reconcileRuns } from "./reconcile-runs.ts";
+import { startSweeps } from "./reconcile-runs.ts";
 import { startWebhookDispatcher } from "./webhook-dispatcher.ts";
 
 export interface StartRunWorkerOptions {
@@ -344,47 +339,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   worker.on("error", (error) => logger.warn({ err: error }, "worker error"));
 
   // A decided approval's run offered to this worker (offered-runs.ts): taken here, or sent to the queue.
-  const enqueueRun = (runId: string, generation: RunGeneration) =>
-    schedule(runId, generation).catch((error: unknown) => {
-      logger.warn({ err: error, run_id: runId }, "could not enqueue an offered run; the reconciler will");
-    });
-  // A run its decision handed over leased to this worker (core runs/resume-handover.ts) is unleased
-  // before it goes to the queue, for the job's take to find it free.
-  const enqueueOffer = async (offer: ResumeOffer): Promise<void> => {
-    if (!offer.handover) return enqueueRun(offer.runId, offer.generation);
-    const returned = await returnHandedOverRun(prisma, { runId: offer.runId, generation: offer.generation }).catch((error: unknown) => {
-      logger.warn({ err: error, run_id: offer.runId }, "could not unlease a handed-over run; it is handed on when its lease runs out");
-      return null;
-    });
-    if (returned) await enqueueRun(offer.runId, returned);
-  };
-  const takeOffer = async (offer: ResumeOffer): Promise<void> => {
-    // Handed over: the decision's commit took the lease for this worker and read the context.
-    const acquired = offer.handover
-      ? handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId })
-      : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: config.leaseMs });
-    // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
-    if (acquired.kind !== "acquired") return;
-    // The queue's job id must be new for this execution: the lease version just taken is.
-    const handedOn = { lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion };
-    try {
-      const outcome = await executeTaken(acquired);
-      // Stopping: another worker continues at once, as with a job moved back to the queue.
-      if (outcome.kind === "handed_back") await enqueueRun(offer.runId, handedOn);
-    } catch (error) {
-      // The loop itself failed (a bug, Postgres gone): the queue retries the run from here, with its
-      // attempts and backoff, and fails it after the last one (processJob).
-      logger.error({ err: error, run_id: offer.runId }, "execution of an offered run failed; enqueueing it");
-      await releaseLease(prisma, acquired.lease).catch(() => undefined);
-      await enqueueRun(offer.runId, handedOn);
-    }
-  };
   const offeredRuns = new OfferedRuns({
     concurrency: config.concurrency,
     jobsInProgress: () => jobsInProgress,
     accepting: () => !shuttingDown && !worker.isPaused(),
-    execute: takeOffer,
-    enqueue: enqueueOffer,
+    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule, executeTaken, logger }),
     setJobConcurrency: (slots) => setWorkerConcurrency(worker, slots),
     logger,
   });
@@ -421,27 +380,13 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     logger,
   });
 
-  const sweep = () =>
-    Promise.all([
-      // Runs waiting for admission whose trigger was lost (a process died between commit and admission).
-      findUsersAwaitingAdmission(prisma, { limit: 1000 }).then(async (users) => {
-        for (const userId of users) await admit({ userId });
-      }),
-      reconcileRuns({ prisma, runQueue, graceMs: Math.max(2000, config.reconcileIntervalMs) }).then(({ scheduled, samples }) => {
-        if (scheduled.length > 0) logger.info({ runs: scheduled.length, samples }, "reconciler re-enqueued runs without a live job");
-      }),
-      // Jobs whose worker stopped renewing them died with it (the sandbox dies with its parent).
-      markLostJobs(prisma).then((lost) => {
-        if (lost.length > 0) logger.warn({ jobs: lost }, "reconciler marked jobs lost: their worker stopped renewing them");
-      }),
-      // Where Postgres' autovacuum is off, the runs table would fill with dead row versions that the
-      // hot path's lookups step over (core runs/vacuum-runs.ts).
-      vacuumRunsWhereAutovacuumIsOff(prisma).then((vacuumed) => {
-        if (vacuumed) logger.debug("reconciler vacuumed the runs table (autovacuum is off)");
-      }),
-    ]).catch((error: unknown) => logger.warn({ err: error }, "reconciler sweep failed"));
-  void sweep();
-  const reconciler = setInterval(sweep, config.reconcileIntervalMs);
+  const stopSweeps = startSweeps({
+    prisma,
+    runQueue,
+    admitUser: (userId) => admit({ userId }),
+    intervalMs: config.reconcileIntervalMs,
+    logger,
+  });
 
   logger.info({ worker_id: workerId, concurrency: config.concurrency, queue_prefix: config.queuePrefix }, "worker started");
   void logEvictionPolicy(commands, logger);
@@ -460,7 +405,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       const stoppingAt = Date.now();
       // Handed-over runs still waiting for a slot go to the queue now, for other workers to take.
       const handingBack = offeredRuns.handBackWaiting();
-      clearInterval(reconciler);
+      stopSweeps();
       clearInterval(presence);
       const deadline = setTimeout(() => {
         for (const run of active.values()) run.controller.abort(new RunAbort("shutdown"));
