@@ -22,6 +22,7 @@ describe("setWorkerConcurrency (a slot an offered run gives back)", () => {
 
   it("starts a waiting job in a raised slot while the job already running still holds its own", async () => {
     const started: string[] = [];
+    const connection = redis.duplicate();
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -32,7 +33,7 @@ describe("setWorkerConcurrency (a slot an offered run gives back)", () => {
         started.push(job.name);
         if (job.name === "long") await held;
       },
-      { connection: redis.duplicate(), prefix, concurrency: 1 },
+      { connection, prefix, concurrency: 1 },
     );
     try {
       await queue.add("long", {});
@@ -49,6 +50,7 @@ describe("setWorkerConcurrency (a slot an offered run gives back)", () => {
     } finally {
       release();
       await worker.close();
+      await connection.quit();
     }
   });
 });

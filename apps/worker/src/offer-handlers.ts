@@ -15,6 +15,7 @@ import type { OfferedRunsOptions } from "./offered-runs.ts";
 export interface OfferHandlerOptions {
   prisma: PrismaClient;
   workerId: string;
+  /** RUN_LEASE_MS: the lease a take of a plain offer (no handover) holds. */
   leaseMs: number;
   /** Adds the run's queue job (RunQueue.schedule). */
   schedule: (runId: string, generation: RunGeneration) => Promise<unknown>;

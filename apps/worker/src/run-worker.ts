@@ -65,7 +65,7 @@ import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
 import { offerHandlers } from "./offer-handlers.ts";
 import { OfferedRuns } from "./offered-runs.ts";
-import { startSweeps } from "./reconcile-runs.ts";
+import { startSweeps } from "./start-sweeps.ts";
 import { startWebhookDispatcher } from "./webhook-dispatcher.ts";
 
 export interface StartRunWorkerOptions {

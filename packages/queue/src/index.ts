@@ -9,4 +9,4 @@ export * from "./resume-offer.ts";
 export * from "./check-eviction-policy.ts";
 export * from "./delete-keys-with-prefix.ts";
 export * from "./close-or-disconnect.ts";
-export * from "./worker-concurrency.ts";
+export * from "./set-worker-concurrency.ts";
