@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
 import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
 import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
+import { selectRunLeaseState } from "../packages/core/src/store/statements/run-lease-statements.ts";
 import { upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
@@ -32,8 +33,7 @@ async function leaseOf(stack: TestStack, runId: string): Promise<LeaseRow> {
 
 /** When the run's lease runs out, in seconds since the epoch: a renewal moves it on. */
 async function leaseExpiry(stack: TestStack, runId: string): Promise<number> {
-  const [row] = await stack.prisma.$queryRaw<{ at: number }[]>`SELECT extract(epoch FROM lease_expires_at)::float8 AS at FROM runs WHERE id = ${runId}`;
-  return row!.at;
+  return ((await selectRunLeaseState(sqlPoolOf(stack.prisma), runId))?.lease_expires_at?.getTime() ?? 0) / 1000;
 }
 
 /** Settles once the run's lease was renewed past the expiry it has now: its worker holds it. */

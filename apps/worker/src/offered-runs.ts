@@ -72,14 +72,15 @@ export class OfferedRuns {
   receive(offer: ResumeOffer): void {
     if (!this.#options.accepting()) {
       void this.#options.enqueue(offer);
+    } else if (this.#waiting.length === 0 && this.#slotFree()) {
+      // The common case: no run waits before it (every freed slot starts the first waiting run at once).
+      this.#start(offer);
     } else if (offer.handover && this.#waiting.length < this.#options.concurrency - 1 - this.#executions.size) {
-      // In line behind the runs already waiting; taken at once when a slot is free.
+      // In line behind the runs already waiting, for the next slot that frees.
       const giveUp = setTimeout(() => this.#giveUp(offer), this.#options.maxWaitMs ?? OFFER_MAX_WAIT_MS);
       giveUp.unref();
       this.#waiting.push({ offer, giveUp });
       this.#startWaiting();
-    } else if (this.#slotFree()) {
-      this.#start(offer);
     } else {
       void this.#options.enqueue(offer);
     }

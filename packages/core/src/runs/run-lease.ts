@@ -65,9 +65,10 @@ export async function releaseLease(prisma: PrismaClient, lease: RunLease): Promi
 
 /**
  * Unleases a run whose decision handed it to a worker that did not take it (runs/resume-handover.ts: no
- * process listened, or it had no slot for it soon enough, or it was pausing or stopping), for a queue job's take to find it free: the generation to
- * enqueue it with (its lease version bumped, so that a late offer's worker cannot write). Null: the
- * handover's lease no longer holds (the worker started it, a cancel finished it): nothing to enqueue.
+ * process listened, it had no slot for it soon enough, or it was pausing or stopping), for a queue
+ * job's take to find it free: the generation to enqueue it with (its lease version bumped, so that a
+ * late offer's worker cannot write). Null: the handover's lease no longer holds (the worker started
+ * it, a cancel finished it): nothing to enqueue.
  */
 export async function returnHandedOverRun(prisma: PrismaClient, handed: { runId: string; generation: RunGeneration }): Promise<RunGeneration | null> {
   const leaseVersion = await returnHandedRun(sqlPoolOf(prisma), { runId: handed.runId, leaseVersion: handed.generation.leaseVersion });
