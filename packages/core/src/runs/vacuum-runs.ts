@@ -8,9 +8,11 @@ import { selectAutovacuumOn, vacuumRuns } from "../store/statements/maintenance-
  * leaves index entries of the old version, and the lookups the hot path makes at every take of a run
  * (has the user a run waiting for admission?) step over all of them: 135 index pages a lookup once
  * 6,000 runs had parked. A vacuum of a table that changed little costs little (pages all visible are
- * skipped). Where autovacuum is on, it is left to it: the migration that made admission's index asks
- * it to visit `runs` after 2,000 dead versions. Postgres only warns, and vacuums nothing, for a role
- * that does not own the table.
+ * skipped), but each vacuum makes every connection of every process plan again, at its next use,
+ * each prepared statement that reads `runs` (store/create-prisma-client.ts): about 5 ms of Postgres'
+ * CPU for the take of a run alone, on each of a worker's 20 connections. Where autovacuum is on, it is
+ * left to it: the migration that made admission's index asks it to visit `runs` after 2,000 dead
+ * versions. Postgres only warns, and vacuums nothing, for a role that does not own the table.
  */
 export async function vacuumRunsWhereAutovacuumIsOff(prisma: PrismaClient): Promise<boolean> {
   const pool = sqlPoolOf(prisma);
