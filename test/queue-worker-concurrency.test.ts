@@ -2,12 +2,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Queue, Worker } from "bullmq";
 import { setWorkerConcurrency } from "@agentq/queue";
 import { createTestRedis, deleteKeysWithPrefix, uniqueQueuePrefix } from "./support/redis.ts";
+import { waitUntil } from "./support/wait-until.ts";
 
-/** Polls `condition` every 20 ms for up to `ms`; its last answer. */
-async function within(ms: number, condition: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  return condition();
+/** Resolves once `job` has started (waitUntil fails the test after `timeoutMs`). */
+function startOf(started: readonly string[], job: string, timeoutMs: number): Promise<true> {
+  return waitUntil(`job ${job} started`, () => started.includes(job) || undefined, timeoutMs);
 }
 
 describe("setWorkerConcurrency (a slot an offered run gives back)", () => {
@@ -37,15 +36,16 @@ describe("setWorkerConcurrency (a slot an offered run gives back)", () => {
     );
     try {
       await queue.add("long", {});
-      expect(await within(5000, () => started.includes("long"))).toBe(true);
+      expect(await startOf(started, "long", 5000)).toBe(true);
       await queue.add("next", {});
       // One slot, held: the next job waits (BullMQ's loop now waits for the long job's end).
-      expect(await within(300, () => started.includes("next"))).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(started.includes("next")).toBe(false);
 
       setWorkerConcurrency(worker, 2);
       expect(worker.concurrency).toBe(2);
       // Taken in the new slot at once, not when the long job ends.
-      expect(await within(3000, () => started.includes("next"))).toBe(true);
+      expect(await startOf(started, "next", 3000)).toBe(true);
       expect(started).toEqual(["long", "next"]);
     } finally {
       release();
