@@ -1,16 +1,15 @@
-import { createRedis, parseResumeOffer, type ResumeOffer, workerChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
 import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
 import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
 import { selectRunLeaseState } from "../packages/core/src/store/statements/run-lease-statements.ts";
-import { upsertWorkerPresence } from "../packages/core/src/store/statements/worker-statements.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
-import { queueEvents } from "./faults-helpers.ts";
+import { jobsAddedFor } from "./faults-helpers.ts";
+import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
-// A decided approval's run is offered to a live worker over its own channel (queue resume-offer.ts)
+// A decided approval's run is offered to a live worker over its own channel (queue run-offer.ts)
 // instead of going through the queue's fetch loop; the queue stays the way when the offer cannot be
 // taken. These tests tell the two apart by the queue's own event stream: every job BullMQ added is
 // there, by its id (`run-<run id>-<generation>`). The decision's commit hands the run over: leased to
@@ -42,54 +41,12 @@ async function leaseRenewed(stack: TestStack, runId: string): Promise<void> {
   await expect.poll(async () => (await leaseExpiry(stack, runId)) - handedExpiry, { timeout: 5_000 }).toBeGreaterThan(0.5);
 }
 
-/** A process listening on `workerId`'s channel that keeps what it is offered and takes none of it. */
-async function listeningWorker(stack: TestStack, workerId: string): Promise<{ offers: ResumeOffer[]; close: () => Promise<void> }> {
-  const subscriber = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
-  const offers: ResumeOffer[] = [];
-  subscriber.on("message", (_channel: string, text: string) => {
-    const offer = parseResumeOffer(text);
-    if (offer) offers.push(offer);
-  });
-  await subscriber.subscribe(workerChannel(stack.workerConfig.queuePrefix, workerId));
-  return { offers, close: async () => void (await subscriber.quit()) };
-}
-
-/**
- * Runs `body` while `worker` is the only worker seen, a moment ago with its slots free (the live
- * worker's row is gone until its next beat, ten seconds away), then puts the live worker's row back as
- * that beat would leave it.
- */
-async function asOnlyWorkerSeen(
-  stack: TestStack,
-  worker: { id: string; concurrency: number; leaseMs: number | null },
-  body: () => Promise<void>,
-): Promise<void> {
-  await stack.prisma.$executeRaw`DELETE FROM workers`;
-  await stack.prisma.$executeRaw`INSERT INTO workers (id, host, started_at, last_seen_at, concurrency, active_runs, lease_ms)
-    VALUES (${worker.id}, 'elsewhere', now(), now(), ${worker.concurrency}, 0, ${worker.leaseMs})`;
-  try {
-    await body();
-  } finally {
-    const live = stack.workers[0]!.workerId;
-    await stack.prisma.$executeRaw`DELETE FROM workers WHERE id = ${worker.id}`;
-    await upsertWorkerPresence(sqlPoolOf(stack.prisma), {
-      id: live,
-      host: "test",
-      startedAt: new Date(),
-      concurrency: stack.workerConfig.concurrency,
-      activeRuns: 0,
-      leaseMs: stack.workerConfig.leaseMs,
-    });
-  }
-}
-
 /** The write every test here parks on. */
 const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved" } };
 
-/** Ids of the queue jobs ever added for the run (the creation's, and one per enqueued resume). */
-async function jobsAddedFor(stack: TestStack, runId: string): Promise<string[]> {
-  const events = await queueEvents(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix);
-  return [...new Set(events.filter((event) => event.event === "added" && event.jobId.startsWith(`run-${runId}-`)).map((event) => event.jobId))];
+/** Ids of the queue jobs ever added for the run (the creation's, when it was not offered, and one per enqueued resume). */
+function jobsOf(stack: TestStack, runId: string): Promise<string[]> {
+  return jobsAddedFor(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix, runId);
 }
 
 async function expectWritten(stack: TestStack, runId: string): Promise<void> {
@@ -110,19 +67,20 @@ describe("a decided approval's run offered to a worker", () => {
 
   it("resumes on the live worker without a queue job", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
+    const creationJobs = await jobsOf(stack, runId);
     const decision = await decide(stack, approvalId, "allow_task");
     // Queued, as a decision leaves a run, until the worker's first commit: a client sees no new state.
     expect(decision.status).toBe(202);
     expect(decision.body).toEqual({ run_id: runId, status: "queued" });
     await expectWritten(stack, runId);
     expect((await stack.events(runId)).find((event) => event.type === "run.resumed")?.data).toEqual({ reason: "approval" });
-    // Only the creation's job: the resume never went through the queue.
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
+    // No job added: the resume never went through the queue.
+    expect(await jobsOf(stack, runId)).toEqual(creationJobs);
   });
 
   it("goes to the queue when the worker it was offered to has stopped", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const creationJobs = (await jobsOf(stack, runId)).length;
     // A worker that died without removing its presence row, seen a moment ago with every slot free.
     await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
       expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
@@ -130,7 +88,7 @@ describe("a decided approval's run offered to a worker", () => {
       expect((await leaseOf(stack, runId)).lease_owner).not.toBe("worker-gone");
       await expectWritten(stack, runId);
     });
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
   });
 
   it("hands the run over leased to the worker, for as long as that worker's leases last, with its context and the decision", async () => {
@@ -210,6 +168,7 @@ describe("a decided approval's run offered to a worker", () => {
 
   it("waits for a slot of its worker, leased and renewed, and takes it before the queue's new runs", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
+    const creationJobs = await jobsOf(stack, runId);
     // Both of the worker's slots held by runs whose model answers only when released.
     const held = await Promise.all(
       ["hold-a", "hold-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
@@ -227,16 +186,21 @@ describe("a decided approval's run offered to a worker", () => {
     // A new run created meanwhile waits in the queue behind it.
     const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
     expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: workerId, lease_version: parkedVersion + 1 });
-    // Never sent to the queue: the creation's job is its only one.
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
-    stack.provider.release("hold-a");
+    // Never sent to the queue: no job added since its creation.
+    expect(await jobsOf(stack, runId)).toEqual(creationJobs);
+    // The slot to free: an offered run's, when one holds a slot. (Of two slots, offered runs hold at
+    // most one, BullMQ keeps the other: a job's end there lets BullMQ fetch before a waiting run could
+    // take it, worker offered-runs.ts.) Both are jobs when the API had not read the worker's beat yet.
+    const heldJobs = await Promise.all(held.map((heldRunId) => jobsOf(stack, heldRunId)));
+    const [first, second] = heldJobs[0]!.length === 0 ? ["hold-a", "hold-b"] : ["hold-b", "hold-a"];
+    stack.provider.release(first!);
     // The slot that freed went to the decided run, which holds it (its answer's request is held): the
     // new run has not started, the other slot being held too.
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
     expect((await stack.events(later)).map((event) => event.type)).not.toContain("run.started");
     stack.provider.release("after-write");
     await expectWritten(stack, runId);
-    stack.provider.release("hold-b");
+    stack.provider.release(second!);
     for (const runIdToFinish of [...held, later]) expect(await waitForFinished(stack, runIdToFinish)).toMatchObject({ status: "completed" });
   });
 });
@@ -253,13 +217,14 @@ describe("an offered run when its worker stops", () => {
   it("is handed back to the queue at the shutdown's deadline and finished by another worker", async () => {
     const first = await stack.startWorker({ shutdownGraceMs: 300 });
     const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
+    const creationJobs = (await jobsOf(stack, runId)).length;
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
     // Taken by the offer (the only worker): the write ran, the answer's request is held.
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
     expect(first.activeRunIds()).toEqual([runId]);
     await first.close();
     // With no worker running (so no reconciler's sweep), the run is in the queue: the hand-back's job.
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
     await stack.startWorker();
     stack.provider.release("after-write");
     expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
@@ -282,6 +247,7 @@ describe("a run waiting for a slot when its worker stops", () => {
   it("goes to the queue, unleased, as its worker begins to stop", async () => {
     const first = await stack.startWorker({ concurrency: 2, shutdownGraceMs: 300 });
     const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const creationJobs = (await jobsOf(stack, runId)).length;
     const held = await Promise.all(
       ["stop-a", "stop-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
     );
@@ -294,7 +260,7 @@ describe("a run waiting for a slot when its worker stops", () => {
     await first.close();
     // Unleased (the version bumped past the handover's) and enqueued by the stopping worker.
     expect(await leaseOf(stack, runId)).toEqual({ status: "queued", lease_owner: null, lease_ms_left: null, lease_version: parkedVersion + 2 });
-    expect(await jobsAddedFor(stack, runId)).toHaveLength(2);
+    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
     await stack.startWorker();
     for (const latch of ["stop-a", "stop-b"]) stack.provider.release(latch);
     await expectWritten(stack, runId);

@@ -150,6 +150,12 @@ export async function queueEvents(redisUrl: string, prefix: string): Promise<{ e
   }
 }
 
+/** Ids of the run queue's jobs ever added for the run (a run offered to a worker instead has none). */
+export async function jobsAddedFor(redisUrl: string, prefix: string, runId: string): Promise<string[]> {
+  const events = await queueEvents(redisUrl, prefix);
+  return [...new Set(events.filter((event) => event.event === "added" && event.jobId.startsWith(`run-${runId}-`)).map((event) => event.jobId))];
+}
+
 /** A shell prefix that blocks a `run_command` until the test releases its workspace's gate. */
 export const GATED = "cat gate.fifo > /dev/null;";
 

@@ -67,6 +67,8 @@ export async function startTestApi(options: StartTestApiOptions = {}): Promise<T
     queuePrefix: uniqueQueuePrefix(),
     logLevel: "debug",
     shutdownTimeoutMs: 2000,
+    // A worker a test starts is offered new runs within 100 ms of its first beat.
+    liveWorkersRefreshMs: 100,
     ...options.config,
   };
   // Tests fire requests far faster than people do: no rate limit unless a test sets one.

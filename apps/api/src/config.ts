@@ -11,6 +11,7 @@ import {
   parseEnvironment,
 } from "@agentq/core";
 import { parseByteSize } from "./http/parse-byte-size.ts";
+import { LIVE_WORKERS_REFRESH_MS } from "./live-workers.ts";
 
 /** The API's environment: the shared variables plus the ones only the API reads (API.md's table). */
 export const apiEnvironmentSchema = z.object({
@@ -63,6 +64,11 @@ export interface ApiConfig extends CommonConfig {
    * stream ends within it (API.md); tests shorten it.
    */
   sseHeartbeatMs: number;
+  /**
+   * How often this instance reads the live workers it offers new runs to (live-workers.ts). Default
+   * 2000 ms (LIVE_WORKERS_REFRESH_MS); tests shorten it, to offer runs to a worker they just started.
+   */
+  liveWorkersRefreshMs: number;
   /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (REST send answers 409 email_not_configured, send_email is not listed). */
   email: EmailConfig | null;
 }
@@ -80,6 +86,7 @@ export function parseApiConfig(environment: Record<string, string | undefined>):
     readinessTimeoutMs: 1000,
     shutdownTimeoutMs: 10_000,
     sseHeartbeatMs: 15_000,
+    liveWorkersRefreshMs: LIVE_WORKERS_REFRESH_MS,
     email: emailConfigFromEnvironment(parsed),
   };
 }

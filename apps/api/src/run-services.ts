@@ -10,6 +10,7 @@ import {
   AdmissionRounds,
   dispatchRunsOfUser,
   generateId,
+  listLiveWorkers,
   type Logger,
   logSandboxAvailability,
   type OwnedRun,
@@ -27,8 +28,9 @@ import {
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
-import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, offerResume, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
+import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, offerRun, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
 import type { ApiConfig } from "./config.ts";
+import { LiveWorkers } from "./live-workers.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
 import { withDeadline } from "./with-deadline.ts";
 
@@ -46,10 +48,13 @@ export interface RunServices {
   hub: RunSubscriptionHub;
   /** Drafts and the SMTP side (null `sending` without SMTP_URL); the REST send delivers through it, in this process. */
   email: EmailServices;
-  /** Hands a run to the workers; a Redis that does not answer is a 503, never a lost run. */
+  /**
+   * Hands a run to the workers: offered to a live one (queue run-offer.ts), or enqueued when none is
+   * known or it does not listen. A Redis that does not answer is a 503, never a lost run.
+   */
   schedule(runId: string, generation: RunGeneration): Promise<void>;
   /**
-   * Offers a run whose approval was decided to `worker` (queue resume-offer.ts), handed over with its
+   * Offers a run whose approval was decided to `worker` (queue run-offer.ts), handed over with its
    * lease when the decision gave it one (core runs/resume-handover.ts); schedules it when no such worker listens.
    */
   resume(runId: string, generation: RunGeneration, worker: string | null, handover: ResumeHandover | null): Promise<void>;
@@ -104,6 +109,31 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     }),
   );
   const hub = new RunSubscriptionHub(subscriber, config.queuePrefix);
+  const liveWorkers = new LiveWorkers({
+    list: () => listLiveWorkers(sqlPoolOf(prisma), systemClock()),
+    refreshMs: config.liveWorkersRefreshMs,
+    logger,
+  });
+  await liveWorkers.start();
+
+  /**
+   * Offers the run to `worker`: true when its process heard the offer. An offer that fails or is not
+   * answered in time costs nothing but the detour through the queue (one that lands late as well leaves
+   * the job to find the run held: it waits out the lease and then finds the run moved on). The
+   * request's trace goes on in the worker's execution, as a job's would (BullMQ's telemetry).
+   */
+  const offer = async (worker: string, runId: string, generation: RunGeneration, handover: ResumeHandover | null): Promise<boolean | "unanswered"> => {
+    const offered = await withDeadline(
+      offerRun(queueConnection, config.queuePrefix, worker, { runId, generation, trace: activeTraceCarrier(), ...(handover ? { handover } : {}) }),
+      ENQUEUE_TIMEOUT_MS,
+      (): "unanswered" => "unanswered",
+    ).catch((error: unknown) => {
+      logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer a run to a worker; enqueueing it");
+      return false;
+    });
+    if (offered === false) liveWorkers.unheard(worker);
+    return offered;
+  };
 
   const schedule = (runId: string, generation: RunGeneration) => services.schedule(runId, generation);
   const admissions = new AdmissionRounds({ prisma, clock: systemClock, logger, schedule });
@@ -115,6 +145,8 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     hub,
     email,
     async schedule(runId, generation) {
+      const worker = liveWorkers.pick();
+      if (worker !== null && (await offer(worker, runId, generation, null)) === true) return;
       try {
         await withDeadline(runQueue.schedule(runId, generation), ENQUEUE_TIMEOUT_MS, () => {
           throw new Error("timed out");
@@ -126,25 +158,12 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     },
     async resume(runId, generation, worker, handover) {
       if (worker !== null) {
-        // An offer that fails or is not answered in time costs nothing but the detour: the queue below.
-        // (One that lands late as well leaves the job to find the run held: it waits out the lease and
-        // then finds the run moved on.) The deciding request's trace goes on in the worker's execution,
-        // as a job's would (BullMQ's telemetry).
-        const offer = offerResume(queueConnection, config.queuePrefix, worker, {
-          runId,
-          generation,
-          trace: activeTraceCarrier(),
-          ...(handover ? { handover } : {}),
-        });
-        const offered = await withDeadline(offer, ENQUEUE_TIMEOUT_MS, (): "unanswered" => "unanswered").catch((error: unknown) => {
-          logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer the resumed run to a worker; enqueueing it");
-          return false;
-        });
+        const offered = await offer(worker, runId, generation, handover);
         if (offered === true) return;
         if (handover) {
           // Leased to that worker by the decision: an offer that may still arrive is left to it (if it
           // never does, the lease runs out and the reconciler hands the run on); one that nobody heard
-          // is unleased first, for the job's take to find it free (nothing to enqueue if it moved on).
+          // is unleased first, for the next worker's take to find it free (nothing to do if it moved on).
           if (offered === "unanswered") return;
           const returned = await returnHandedOverRun(prisma, { runId, generation });
           if (returned) await services.schedule(runId, returned);
@@ -178,6 +197,7 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     async close() {
       const closing = { logger };
       hub.close();
+      await liveWorkers.close();
       await quitOrDisconnect(subscriber, closing);
       await closeOrDisconnect({ name: "run queue", close: () => runQueue.close() }, closing);
       await quitOrDisconnect(queueConnection, closing);

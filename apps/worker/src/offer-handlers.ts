@@ -9,7 +9,7 @@ import {
   type RunGeneration,
   type RunOutcome,
 } from "@agentq/core";
-import type { ResumeOffer } from "@agentq/queue";
+import type { RunOffer } from "@agentq/queue";
 import type { OfferedRunsOptions } from "./offered-runs.ts";
 
 export interface OfferHandlerOptions {
@@ -38,7 +38,7 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
       (error: unknown) => logger.warn({ err: error, run_id: runId }, "could not enqueue an offered run; the reconciler will"),
     );
   return {
-    async enqueue(offer: ResumeOffer): Promise<void> {
+    async enqueue(offer: RunOffer): Promise<void> {
       if (!offer.handover) return enqueueRun(offer.runId, offer.generation);
       const returned = await returnHandedOverRun(prisma, { runId: offer.runId, generation: offer.generation }).catch((error: unknown) => {
         logger.warn({ err: error, run_id: offer.runId }, "could not unlease a handed-over run; it is handed on when its lease runs out");
@@ -46,7 +46,7 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
       });
       if (returned) await enqueueRun(offer.runId, returned);
     },
-    async execute(offer: ResumeOffer): Promise<void> {
+    async execute(offer: RunOffer): Promise<void> {
       // Handed over: the decision's commit took the lease for this worker and read the context.
       const acquired = offer.handover
         ? handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId })

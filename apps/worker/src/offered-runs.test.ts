@@ -1,4 +1,4 @@
-import type { ResumeOffer } from "@agentq/queue";
+import type { RunOffer } from "@agentq/queue";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { OfferedRuns } from "./offered-runs.ts";
@@ -40,8 +40,8 @@ function harness(options: { concurrency: number; jobsInProgress: number; maxWait
 }
 
 const generation = { lastEventSeq: 9, leaseVersion: 4 };
-const handedOver = (runId: string): ResumeOffer => ({ runId, generation, handover: { context: "{}", decided: [], grant: null } });
-const plain = (runId: string): ResumeOffer => ({ runId, generation });
+const handedOver = (runId: string): RunOffer => ({ runId, generation, handover: { context: "{}", decided: [], grant: null } });
+const plain = (runId: string): RunOffer => ({ runId, generation });
 
 describe("runs offered to a worker", () => {
   it("takes an offer at once while a slot is free, lending the slot from BullMQ", () => {
@@ -83,6 +83,21 @@ describe("runs offered to a worker", () => {
     // Offered runs hold at most two of the three slots (BullMQ keeps one): two may wait.
     expect(worker.offered.waitingLeases().map((lease) => lease.runId)).toEqual(["run_a", "run_b"]);
     expect(worker.enqueued).toEqual(["run_plain", "run_c"]);
+  });
+
+  it("keeps a handed-over run waiting while offered new runs hold the slots, and starts it before the next new run", async () => {
+    const worker = harness({ concurrency: 3, jobsInProgress: 0 });
+    for (const runId of ["new_a", "new_b", "new_c"]) worker.offered.receive(plain(runId));
+    // Two slots taken by offered runs (BullMQ keeps one), the third new run sent to the queue.
+    expect(worker.started).toEqual(["new_a", "new_b"]);
+    expect(worker.enqueued).toEqual(["new_c"]);
+    worker.offered.receive(handedOver("decided"));
+    expect(worker.offered.waitingLeases().map((lease) => lease.runId)).toEqual(["decided"]);
+    // A new run offered while the decided one waits goes to the queue, behind it.
+    worker.offered.receive(plain("new_d"));
+    expect(worker.enqueued).toEqual(["new_c", "new_d"]);
+    await worker.finish("new_a");
+    expect(worker.started).toEqual(["new_a", "new_b", "decided"]);
   });
 
   it("sends a run that waited too long to the queue, where a worker with a free slot takes it", async () => {

@@ -1,5 +1,5 @@
 import { withTraceCarrier } from "@agentq/core";
-import type { ResumeOffer } from "@agentq/queue";
+import type { RunOffer } from "@agentq/queue";
 import type { Logger } from "pino";
 
 export interface OfferedRunsOptions {
@@ -10,13 +10,13 @@ export interface OfferedRunsOptions {
   /** False while the worker takes no new runs (paused, stopping). */
   accepting: () => boolean;
   /** Takes the offered run and executes it; settles when the execution ended (handing it on itself if it must). */
-  execute: (offer: ResumeOffer) => Promise<void>;
+  execute: (offer: RunOffer) => Promise<void>;
   /**
    * Hands an offered run to the queue, unleased first if its decision handed it over leased to this
    * worker (core runs/resume-handover.ts). Best effort: the reconciler finds a queued run without a job,
    * and a leased one once its lease has run out.
    */
-  enqueue: (offer: ResumeOffer) => Promise<void>;
+  enqueue: (offer: RunOffer) => Promise<void>;
   /** BullMQ's own concurrency, set whenever the slots lent to offered runs change (at least 1). */
   setJobConcurrency: (slots: number) => void;
   /**
@@ -32,7 +32,7 @@ export interface OfferedRunsOptions {
 export const OFFER_MAX_WAIT_MS = 5000;
 
 interface WaitingOffer {
-  offer: ResumeOffer;
+  offer: RunOffer;
   giveUp: NodeJS.Timeout;
 }
 
@@ -43,8 +43,8 @@ export interface WaitingLease {
 }
 
 /**
- * The runs offered to this worker directly (queue resume-offer.ts): a run whose approval was decided
- * skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
+ * The runs offered to this worker directly (queue run-offer.ts): a new run the API or this worker
+ * admitted, or a run whose approval was decided, skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
  * take are lent from BullMQ's concurrency, so the two together stay within the worker's. BullMQ keeps
  * at least one slot (its concurrency cannot be 0), so offered runs hold at most `concurrency - 1`,
  * and a worker of one slot takes no offers.
@@ -52,12 +52,14 @@ export interface WaitingLease {
  * With no slot free, a run its decision handed over (leased to this worker, with its context) waits
  * here for the next slot that frees, ahead of the queue's new runs: a BullMQ job's end (`slotFreed`,
  * called before BullMQ looks for its next job) and an offered execution's end start it at once, so
- * the slot is never fetched away. A decided approval then queues behind no new run, and is not
+ * the slot is never fetched away (a job's end only while offered runs hold fewer than `concurrency - 1`
+ * slots: the last one is BullMQ's own, which fetches into it; the next offered run's end starts it then). A decided approval then queues behind no new run, and is not
  * unleased, enqueued and taken again (a statement, a queue job and a take more, which PARKED's resume,
- * 10,000 decisions on a full worker, paid for most runs). At most as many runs wait as could take a
- * slot of offered runs next (`concurrency - 1` less those executing), each for at most `maxWaitMs`;
- * past either, for a plain offer, and when the worker is paused or stopping, the run goes to the queue
- * as the API would have sent it. The worker renews the waiting runs' leases with its own
+ * 10,000 decisions on a full worker, paid for most runs). At most as many runs wait as offered runs
+ * can hold slots (`concurrency - 1`: new runs are offered too, so on a busy worker those slots are
+ * mostly taken by offered runs, whose ends then start the waiting ones), each for at most `maxWaitMs`;
+ * past either, for a plain offer (a new run, or a decided one not handed over), and when the worker is
+ * paused or stopping, the run goes to the queue as the API would have sent it. The worker renews the waiting runs' leases with its own
  * (`waitingLeases`), and drops a waiting run whose lease it lost (`dropLost`: a cancel took it).
  */
 export class OfferedRuns {
@@ -69,13 +71,13 @@ export class OfferedRuns {
     this.#options = options;
   }
 
-  receive(offer: ResumeOffer): void {
+  receive(offer: RunOffer): void {
     if (!this.#options.accepting()) {
       void this.#options.enqueue(offer);
     } else if (this.#waiting.length === 0 && this.#slotFree()) {
       // The common case: no run waits before it (every freed slot starts the first waiting run at once).
       this.#start(offer);
-    } else if (offer.handover && this.#waiting.length < this.#options.concurrency - 1 - this.#executions.size) {
+    } else if (offer.handover && this.#waiting.length < this.#options.concurrency - 1) {
       // In line behind the runs already waiting, for the next slot that frees.
       const giveUp = setTimeout(() => this.#giveUp(offer), this.#options.maxWaitMs ?? OFFER_MAX_WAIT_MS);
       giveUp.unref();
@@ -135,14 +137,14 @@ export class OfferedRuns {
   }
 
   /** A run that waited `maxWaitMs` goes to the queue, where a worker with a free slot takes it. */
-  #giveUp(offer: ResumeOffer): void {
+  #giveUp(offer: RunOffer): void {
     const index = this.#waiting.findIndex((waiting) => waiting.offer === offer);
     if (index < 0) return;
     this.#waiting.splice(index, 1);
     void this.#options.enqueue(offer);
   }
 
-  #start(offer: ResumeOffer): void {
+  #start(offer: RunOffer): void {
     // The deciding request's trace goes on in the execution, as a job's would.
     const execution: Promise<void> = withTraceCarrier(offer.trace, () => this.#options.execute(offer))
       .catch((error: unknown) => {

@@ -52,7 +52,7 @@ import {
   publishControl,
   createRedisRunEventPublisher,
   parseJob,
-  parseResumeOffer,
+  parseRunOffer,
   quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
@@ -176,7 +176,13 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
   await mcp.start();
   const tools = composeToolCatalog(registry, () => mcp.tools());
-  const schedule = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
+  const enqueue = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
+  // What this worker admits (the next runs of a user whose run ended or parked here, a chat's next run)
+  // it offers itself first, as the API offers a new run to a live worker: taken here while a slot is
+  // free, and enqueued otherwise (offered-runs.ts). No Redis on the way, and the slot the ended run
+  // freed goes to the run its end admitted. (No await lies between here and offeredRuns below: nothing
+  // is admitted before it exists.)
+  const schedule = async (runId: string, generation: RunGeneration) => offeredRuns.receive({ runId, generation });
   // Admission (core runs/admit-runs.ts): a failure leaves the runs queued for the sweep below.
   const admit = (owner: { userId: string } | { runId: string }) =>
     dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, owner).catch((error: unknown) => {
@@ -241,8 +247,6 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       activeRuns: active.size,
       leaseMs: config.leaseMs,
     }).catch((error: unknown) => logger.warn({ err: error }, "could not record this worker's presence"));
-  void recordPresence();
-  const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
 
   /** Executes a run this worker has just taken, holding its slot (`active`) until the execution ends. */
   const executeTaken = async (acquired: Extract<AcquireOutcome, { kind: "acquired" }>): Promise<RunOutcome> => {
@@ -343,16 +347,20 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     concurrency: config.concurrency,
     jobsInProgress: () => jobsInProgress,
     accepting: () => !shuttingDown && !worker.isPaused(),
-    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule, executeTaken, logger }),
+    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule: enqueue, executeTaken, logger }),
     setJobConcurrency: (slots) => setWorkerConcurrency(worker, slots),
     logger,
   });
   const offers = workerChannel(config.queuePrefix, workerId);
   await subscribeChannel(subscriber, offers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
+  // Seen (and so offered runs) only once its channel is heard: an offer before that would find nobody
+  // listening, and the API would not offer this worker another run until its next beat.
+  void recordPresence();
+  const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
   onChannelMessage(subscriber, (channel, text) => {
     if (channel === offers) {
-      const offer = parseResumeOffer(text);
+      const offer = parseRunOffer(text);
       if (offer) offeredRuns.receive(offer);
       return;
     }

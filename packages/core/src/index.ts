@@ -90,6 +90,7 @@ export { selectEnabledUserRole } from "./users/enabled-user-role.ts";
 export { AUDIT_ACTIONS, type AuditAction, recordAuditEntry } from "./audit/record-audit-entry.ts";
 export { type AuditEntryView, type AuditPage, listAuditEntries } from "./audit/list-audit-entries.ts";
 export { loadServiceStatus, type QueueCounts, type ServiceStatus, WORKER_PRESENCE_INTERVAL_MS } from "./services/load-service-status.ts";
+export { type LiveWorker, listLiveWorkers } from "./services/list-live-workers.ts";
 export { recordWorkerPresence, removeWorkerPresence, type WorkerPresence } from "./services/worker-presence.ts";
 export { runServiceProcess, type ServiceProcessOptions, type ServiceProcessTracing, type StoppableService } from "./services/run-service-process.ts";
 export { AgentqError, ForbiddenError, InvalidRequestError, NotFoundError, UnavailableError } from "./errors/agentq-error.ts";

@@ -19,7 +19,7 @@ import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql
  * read every approval of the user. `offerWorker`: a worker seen alive within $3 seconds, picked at
  * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
  * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
- * (queue resume-offer.ts). `runContext`, when there is such a worker, of a release that takes
+ * (queue run-offer.ts). `runContext`, when there is such a worker, of a release that takes
  * handovers (its presence row has its lease length), and the run is parked with no call of another
  * tool pending (a decision can then resume it: its grant may cover the rest): the run's context
  * (run-context-statements.ts) as JSON text, as of this snapshot, for the commit to hand the run to that

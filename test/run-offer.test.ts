@@ -1,8 +1,8 @@
-// A resumed run's offer to one worker (queue resume-offer.ts) against the real Redis: it reaches the
+// A resumed run's offer to one worker (queue run-offer.ts) against the real Redis: it reaches the
 // worker's own channel only, says whether anyone listened, and a worker reads back exactly what was
 // offered and nothing else.
 import { HANDOVER_CONTEXT_MAX_LENGTH } from "@agentq/core";
-import { createRedis, offerResume, parseResumeOffer, type RedisClient, workerChannel } from "@agentq/queue";
+import { createRedis, offerRun, parseRunOffer, type RedisClient, workerChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { waitUntil } from "./support/wait-until.ts";
@@ -24,15 +24,15 @@ afterAll(async () => {
   await connection.quit();
 });
 
-describe("offerResume", () => {
+describe("offerRun", () => {
   it("reaches the named worker's channel and says so; a worker nobody runs is told apart", async () => {
     const offer = { runId: "run_1", generation: { lastEventSeq: 7, leaseVersion: 2 } };
-    expect(await offerResume(connection, prefix, "worker-a", offer)).toBe(true);
-    expect(await offerResume(connection, prefix, "worker-gone", offer)).toBe(false);
+    expect(await offerRun(connection, prefix, "worker-a", offer)).toBe(true);
+    expect(await offerRun(connection, prefix, "worker-gone", offer)).toBe(false);
     await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
     expect(received).toHaveLength(1);
     expect(received[0]!.channel).toBe(workerChannel(prefix, "worker-a"));
-    expect(parseResumeOffer(received[0]!.text)).toEqual(offer);
+    expect(parseRunOffer(received[0]!.text)).toEqual(offer);
   });
 
   it("carries the deciding request's trace fields when there are some", async () => {
@@ -42,9 +42,9 @@ describe("offerResume", () => {
       trace: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" },
     };
     received.length = 0;
-    expect(await offerResume(connection, prefix, "worker-a", traced)).toBe(true);
+    expect(await offerRun(connection, prefix, "worker-a", traced)).toBe(true);
     await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
-    expect(parseResumeOffer(received[0]!.text)).toEqual(traced);
+    expect(parseRunOffer(received[0]!.text)).toEqual(traced);
   });
 
   it("carries a handover, the run's context and the decision, as it was given", async () => {
@@ -61,37 +61,37 @@ describe("offerResume", () => {
       },
     };
     received.length = 0;
-    expect(await offerResume(connection, prefix, "worker-a", handed)).toBe(true);
+    expect(await offerRun(connection, prefix, "worker-a", handed)).toBe(true);
     await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
-    expect(parseResumeOffer(received[0]!.text)).toEqual(handed);
+    expect(parseRunOffer(received[0]!.text)).toEqual(handed);
   });
 
   it("refuses, publishing nothing, a handover the worker would not read", async () => {
     received.length = 0;
     const tooLong = { context: "x".repeat(HANDOVER_CONTEXT_MAX_LENGTH + 1), decided: [{ approvalId: "apr_1", status: "allowed" as const }], grant: null };
     await expect(
-      offerResume(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: tooLong }),
+      offerRun(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: tooLong }),
     ).rejects.toThrow(/does not fit the offer message/);
     const undecided = { context: "{}", decided: [], grant: null };
     await expect(
-      offerResume(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: undecided }),
+      offerRun(connection, prefix, "worker-a", { runId: "run_4", generation: { lastEventSeq: 1, leaseVersion: 2 }, handover: undecided }),
     ).rejects.toThrow();
     // An offer that fits still goes through, and it is the first the channel carries since.
-    expect(await offerResume(connection, prefix, "worker-a", { runId: "run_5", generation: { lastEventSeq: 1, leaseVersion: 2 } })).toBe(true);
+    expect(await offerRun(connection, prefix, "worker-a", { runId: "run_5", generation: { lastEventSeq: 1, leaseVersion: 2 } })).toBe(true);
     await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
-    expect(received.map((message) => parseResumeOffer(message.text)?.runId)).toEqual(["run_5"]);
+    expect(received.map((message) => parseRunOffer(message.text)?.runId)).toEqual(["run_5"]);
   });
 
   it("a worker's channel carrying anything but an offer is read as nothing", () => {
     for (const text of ["", "not json", "null", "[]", '{"type":"cancel","run_id":"run_1"}', '{"type":"run.resume","run_id":"run_1"}']) {
-      expect(parseResumeOffer(text)).toBeNull();
+      expect(parseRunOffer(text)).toBeNull();
     }
-    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":-1,"lease_version":0}')).toBeNull();
-    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"extra":true}')).toBeNull();
-    expect(parseResumeOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"trace":{"traceparent":5}}')).toBeNull();
+    expect(parseRunOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":-1,"lease_version":0}')).toBeNull();
+    expect(parseRunOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"extra":true}')).toBeNull();
+    expect(parseRunOffer('{"type":"run.resume","run_id":"run_1","last_event_seq":1,"lease_version":0,"trace":{"traceparent":5}}')).toBeNull();
     const offer = { type: "run.resume", run_id: "run_1", last_event_seq: 1, lease_version: 2 };
     const handover = { context: "{}", decided: [{ approval_id: "apr_1", status: "allowed" }], grant: null };
-    expect(parseResumeOffer(JSON.stringify({ ...offer, handover }))).not.toBeNull();
+    expect(parseRunOffer(JSON.stringify({ ...offer, handover }))).not.toBeNull();
     for (const bad of [
       { ...handover, decided: [] },
       { ...handover, decided: [{ approval_id: "apr_1", status: "pending" }] },
@@ -100,7 +100,7 @@ describe("offerResume", () => {
       { ...handover, grant: { tool: "write_file" } },
       { ...handover, extra: true },
     ]) {
-      expect(parseResumeOffer(JSON.stringify({ ...offer, handover: bad }))).toBeNull();
+      expect(parseRunOffer(JSON.stringify({ ...offer, handover: bad }))).toBeNull();
     }
   });
 });

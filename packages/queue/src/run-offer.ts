@@ -5,14 +5,17 @@ import { publishMessage } from "./pub-sub.ts";
 import { workerChannel } from "./redis-keys.ts";
 
 /**
- * A run offered to one worker process: its approval was decided, and it is queued again in Postgres or,
- * with `handover`, already leased to that worker.
- * Carried by the worker's own channel (workerChannel) instead of a queue job, because a job reaches
- * a worker only through BullMQ's fetch loop: the marker's wake-up, the move to active, and a fetch of
- * the next job before the first is handed over, each a Redis round trip through a busy worker (about
- * 30 ms of a resume at 50 runs in flight, issue 11). The generation is the one a queue job would carry.
+ * A run offered to one worker process instead of a queue job: a new run its admission let through,
+ * queued in Postgres, or a run whose approval was decided, queued again or, with `handover`, already
+ * leased to that worker.
+ * Carried by the worker's own channel (workerChannel), because a job reaches a worker only through
+ * BullMQ's fetch loop: the job's add, the marker's wake-up, the move to active, a fetch of the next job
+ * before the first is handed over and the move to completed, each a Redis script or round trip through
+ * a busy worker (about 30 ms of a resume at 50 runs in flight, and 10-15 % of the machine's CPU for a
+ * new run, issue 11). The generation is the one a queue job would carry. An offer is not durable: a
+ * worker that dies before its take leaves the run queued in Postgres, where the reconciler finds it.
  */
-export interface ResumeOffer {
+export interface RunOffer {
   runId: string;
   generation: RunGeneration;
   /**
@@ -27,8 +30,10 @@ export interface ResumeOffer {
   handover?: ResumeHandover;
 }
 
-const resumeOfferMessage = z
+const runOfferMessage = z
   .object({
+    // The name of every offer on the wire, kept from when only decided runs were offered: a worker of
+    // the earlier release reads a new run's offer as a plain one (no handover) and takes the run.
     type: z.literal("run.resume"),
     run_id: z.string().min(1).max(200),
     last_event_seq: z.number().int().min(0),
@@ -68,8 +73,8 @@ const resumeOfferMessage = z
  * (the worker stopped): the caller enqueues the run instead. Throws, publishing nothing, for an offer
  * the worker would not read (a handover past the message's limits).
  */
-export async function offerResume(redis: RedisClient, prefix: string, workerId: string, offer: ResumeOffer): Promise<boolean> {
-  const message: z.input<typeof resumeOfferMessage> = {
+export async function offerRun(redis: RedisClient, prefix: string, workerId: string, offer: RunOffer): Promise<boolean> {
+  const message: z.input<typeof runOfferMessage> = {
     type: "run.resume",
     run_id: offer.runId,
     last_event_seq: offer.generation.lastEventSeq,
@@ -79,26 +84,26 @@ export async function offerResume(redis: RedisClient, prefix: string, workerId: 
   };
   // Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
   // here, where the caller can still send the run another way, rather than lost on the worker's side.
-  const checked = resumeOfferMessage.safeParse(message);
+  const checked = runOfferMessage.safeParse(message);
   if (!checked.success) throw new Error(`the offer of run ${offer.runId} does not fit the offer message: ${checked.error.message}`);
   return (await publishMessage(redis, workerChannel(prefix, workerId), JSON.stringify(message))) > 0;
 }
 
 /** The offer a worker's channel carried; null for anything else (the channel is Redis', so checked like any input). */
-export function parseResumeOffer(text: string): ResumeOffer | null {
+export function parseRunOffer(text: string): RunOffer | null {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return null;
   }
-  const parsed = resumeOfferMessage.safeParse(json);
+  const parsed = runOfferMessage.safeParse(json);
   if (!parsed.success) return null;
   const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover } = parsed.data;
   return { runId, generation: { lastEventSeq, leaseVersion }, ...(trace ? { trace } : {}), ...(handover ? { handover: handoverOf(handover) } : {}) };
 }
 
-type HandoverMessage = NonNullable<z.input<typeof resumeOfferMessage>["handover"]>;
+type HandoverMessage = NonNullable<z.input<typeof runOfferMessage>["handover"]>;
 
 function handoverMessage(handover: ResumeHandover): HandoverMessage {
   return {
@@ -112,7 +117,7 @@ function handoverMessage(handover: ResumeHandover): HandoverMessage {
   };
 }
 
-function handoverOf(message: z.output<typeof resumeOfferMessage>["handover"] & object): ResumeHandover {
+function handoverOf(message: z.output<typeof runOfferMessage>["handover"] & object): ResumeHandover {
   return {
     context: message.context,
     decided: message.decided.map((decided) => ({

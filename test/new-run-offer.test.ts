@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
+import { jobsAddedFor } from "./faults-helpers.ts";
+import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
+import { expectContiguous, startTestStack, type TestStack } from "./support/test-stack.ts";
+import { waitUntil } from "./support/wait-until.ts";
+
+// A new run that admission lets through is offered to a live worker over the worker's own channel
+// (queue run-offer.ts) rather than added to the queue; the queue stays the way when no worker is known,
+// the one offered does not listen, or it has no free slot, and an offer that is lost with its worker
+// leaves the run queued in Postgres for the reconciler. These tests tell the ways apart by the queue's
+// own event stream, where every job BullMQ added is (`run-<run id>-<generation>`).
+
+function jobsOf(stack: TestStack, runId: string): Promise<string[]> {
+  return jobsAddedFor(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix, runId);
+}
+
+/** Creates a run that answers `text` and waits for it to complete. */
+async function completedRun(stack: TestStack, text: string, options: { holdUntil?: string } = {}): Promise<string> {
+  const runId = await stack.run(await stack.createChat(), { input: scenarioInput([{ text, ...options }]) });
+  expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: text });
+  return runId;
+}
+
+describe("a new run offered to a worker", () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ worker: { concurrency: 3 } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("is executed by the live worker without a queue job", async () => {
+    // The API reads the live workers every 100 ms here (test-api.ts): once it has read the worker's
+    // first beat, its runs are offered.
+    await waitUntil(
+      "a run offered to the worker",
+      async () => ((await jobsOf(stack, await completedRun(stack, "first"))).length === 0 ? true : undefined),
+      5000,
+    );
+    // From then on, every run: these two at once, with a tool call each.
+    const chats = await Promise.all([stack.createChat(), stack.createChat()]);
+    const runIds = await Promise.all(
+      chats.map((chatId) => stack.run(chatId, { input: scenarioInput([{ tool: "list_files", args: {} }, { text: "listed" }]) })),
+    );
+    for (const runId of runIds) {
+      expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "listed", rounds: 2, tool_calls: 1 });
+      expectContiguous(await stack.events(runId));
+      expect(await jobsOf(stack, runId)).toEqual([]);
+    }
+  });
+
+  it("goes through the queue when the worker it is offered to has stopped", async () => {
+    // A worker that died without removing its presence row, seen a moment ago with every slot free,
+    // is the only worker the API knows: nobody hears the offer, and the run is enqueued for the
+    // live worker, which still takes the queue's jobs.
+    await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
+      const runId = await completedRun(stack, "through the queue");
+      expect(await jobsOf(stack, runId)).toHaveLength(1);
+      // Not offered to it again: the next run is enqueued at once too.
+      const next = await completedRun(stack, "again");
+      expect(await jobsOf(stack, next)).toHaveLength(1);
+    });
+  });
+
+  it("goes through the queue when its worker has no free slot, and starts when one frees", async () => {
+    await waitUntil(
+      "a run offered to the worker",
+      async () => ((await jobsOf(stack, await completedRun(stack, "ready"))).length === 0 ? true : undefined),
+      5000,
+    );
+    // Three slots: two for offered runs (BullMQ keeps one), both held by runs whose model answers only when released.
+    const held = await Promise.all(
+      ["slot-a", "slot-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
+    );
+    for (const runId of held) await stack.waitForEvent(runId, (event) => event.type === "run.started");
+    for (const runId of held) expect(await jobsOf(stack, runId)).toEqual([]);
+    // The worker hands the third to the queue, where BullMQ's slot takes it.
+    const third = await completedRun(stack, "queued by the worker");
+    expect(await jobsOf(stack, third)).toHaveLength(1);
+    for (const latch of ["slot-a", "slot-b"]) stack.provider.release(latch);
+    for (const runId of held) expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "held" });
+  });
+
+  it("is executed by another worker when the one it was offered to never takes it (the reconciler finds it queued)", async () => {
+    // A worker whose process hears offers but takes nothing (it froze, or died just after hearing).
+    const silent = await listeningWorker(stack, "worker-silent");
+    try {
+      let runId = "";
+      await asOnlyWorkerSeen(stack, { id: "worker-silent", concurrency: 10, leaseMs: 3000 }, async () => {
+        runId = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "recovered" }]) });
+        await waitUntil("the offer heard", () => (silent.offers.some((offer) => offer.runId === runId) ? true : undefined), 5000);
+        expect(silent.offers.find((offer) => offer.runId === runId)?.handover).toBeUndefined();
+        // Queued and admitted, held by nobody: the live worker's reconciler enqueues it once its grace has passed.
+        expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "recovered" });
+      });
+      expect(await jobsOf(stack, runId)).toHaveLength(1);
+      const events = await stack.events(runId);
+      expectContiguous(events);
+      expect(events.filter((event) => event.type === "run.started")).toHaveLength(1);
+    } finally {
+      await silent.close();
+    }
+  });
+});
