@@ -176,13 +176,11 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const mcp = new McpConnections({ prisma, deploymentSecret: approvalSecret, sandbox, hiddenPaths: [config.workspacesRoot, ...config.fileRoots], logger });
   await mcp.start();
   const tools = composeToolCatalog(registry, () => mcp.tools());
-  const enqueue = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
   // What this worker admits (the next runs of a user whose run ended or parked here, a chat's next run)
-  // it offers itself first, as the API offers a new run to a live worker: taken here while a slot is
-  // free, and enqueued otherwise (offered-runs.ts). No Redis on the way, and the slot the ended run
-  // freed goes to the run its end admitted. (No await lies between here and offeredRuns below: nothing
-  // is admitted before it exists.)
-  const schedule = async (runId: string, generation: RunGeneration) => offeredRuns.receive({ runId, generation });
+  // goes to the queue, not to itself: an admission made as a run ends races BullMQ's fetch for the slot
+  // that run freed, and a run offered here could win it ahead of the runs waiting in the queue, other
+  // users' among them (fair dispatch: FAIR's other user waited three times as long).
+  const schedule = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
   // Admission (core runs/admit-runs.ts): a failure leaves the runs queued for the sweep below.
   const admit = (owner: { userId: string } | { runId: string }) =>
     dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, owner).catch((error: unknown) => {
@@ -347,7 +345,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     concurrency: config.concurrency,
     jobsInProgress: () => jobsInProgress,
     accepting: () => !shuttingDown && !worker.isPaused(),
-    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule: enqueue, executeTaken, logger }),
+    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule, executeTaken, logger }),
     setJobConcurrency: (slots) => setWorkerConcurrency(worker, slots),
     logger,
   });
