@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateId } from "@agentq/core";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { jobsAddedFor } from "./faults-helpers.ts";
 import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
@@ -49,6 +50,26 @@ describe("a new run offered to a worker", () => {
       expectContiguous(await stack.events(runId));
       expect(await jobsOf(stack, runId)).toEqual([]);
     }
+  });
+
+  it("a run the worker admits as another of its user's ends is taken by that worker without a queue job", async () => {
+    await waitUntil(
+      "a run offered to the worker",
+      async () => ((await jobsOf(stack, await completedRun(stack, "ready"))).length === 0 ? true : undefined),
+      5000,
+    );
+    // One active run at most: the second waits for admission until the first ends, and the worker's
+    // round at that end admits it (the API's round at its creation found no room).
+    const user = await stack.createUser(`one-at-a-time-${generateId("n").slice(-6)}`);
+    expect((await stack.request("PATCH", `/api/users/${user.id}`, { body: { max_active_runs: 1 } })).status).toBe(200);
+    const [firstChat, secondChat] = await Promise.all([stack.createChat({ token: user.token }), stack.createChat({ token: user.token })]);
+    const first = await stack.run(firstChat, { input: scenarioInput([{ text: "first", holdUntil: "first-run" }]) }, user.token);
+    await stack.waitForEvent(first, (event) => event.type === "run.started", 20_000, user.token);
+    const second = await stack.run(secondChat, { input: scenarioInput([{ text: "second" }]) }, user.token);
+    expect(await stack.prisma.run.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: "queued", dispatchedAt: null });
+    stack.provider.release("first-run");
+    for (const runId of [first, second]) expect(await stack.waitForRun(runId, undefined, 20_000, user.token)).toMatchObject({ status: "completed" });
+    expect(await jobsOf(stack, second)).toEqual([]);
   });
 
   it("goes through the queue when the worker it is offered to has stopped", async () => {

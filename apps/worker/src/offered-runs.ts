@@ -43,8 +43,8 @@ export interface WaitingLease {
 }
 
 /**
- * The runs offered to this worker directly (queue run-offer.ts): a new run the API admitted, or a run
- * whose approval was decided, skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
+ * The runs offered to this worker directly (queue run-offer.ts): a new run the API or this worker
+ * admitted, or a run whose approval was decided, skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
  * take are lent from BullMQ's concurrency, so the two together stay within the worker's. BullMQ keeps
  * at least one slot (its concurrency cannot be 0), so offered runs hold at most `concurrency - 1`,
  * and a worker of one slot takes no offers.
