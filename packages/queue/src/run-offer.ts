@@ -11,8 +11,8 @@ import { workerChannel } from "./redis-keys.ts";
  * Carried by the worker's own channel (workerChannel), because a job reaches a worker only through
  * BullMQ's fetch loop: the job's add, the marker's wake-up, the move to active, a fetch of the next job
  * before the first is handed over and the move to completed, each a Redis script or round trip through
- * a busy worker (about 30 ms of a resume at 50 runs in flight, and 10-15 % of the machine's CPU for a
- * new run, issue 11). The generation is the one a queue job would carry. An offer is not durable: a
+ * a busy worker (about 30 ms of a resume at 50 runs in flight, and about a tenth of the machine's CPU
+ * for a new run, issue 11). The generation is the one a queue job would carry. An offer is not durable: a
  * worker that dies before its take leaves the run queued in Postgres, where the reconciler finds it.
  */
 export interface RunOffer {
