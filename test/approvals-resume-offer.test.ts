@@ -44,11 +44,6 @@ async function leaseRenewed(stack: TestStack, runId: string): Promise<void> {
 /** The write every test here parks on. */
 const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved" } };
 
-/** Ids of the queue jobs ever added for the run (the creation's, when it was not offered, and one per enqueued resume). */
-function jobsOf(stack: TestStack, runId: string): Promise<string[]> {
-  return jobsAddedFor(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix, runId);
-}
-
 async function expectWritten(stack: TestStack, runId: string): Promise<void> {
   expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
   const events = await stack.events(runId);
@@ -67,7 +62,7 @@ describe("a decided approval's run offered to a worker", () => {
 
   it("resumes on the live worker without a queue job", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    const creationJobs = await jobsOf(stack, runId);
+    const creationJobs = await jobsAddedFor(stack, runId);
     const decision = await decide(stack, approvalId, "allow_task");
     // Queued, as a decision leaves a run, until the worker's first commit: a client sees no new state.
     expect(decision.status).toBe(202);
@@ -75,12 +70,12 @@ describe("a decided approval's run offered to a worker", () => {
     await expectWritten(stack, runId);
     expect((await stack.events(runId)).find((event) => event.type === "run.resumed")?.data).toEqual({ reason: "approval" });
     // No job added: the resume never went through the queue.
-    expect(await jobsOf(stack, runId)).toEqual(creationJobs);
+    expect(await jobsAddedFor(stack, runId)).toEqual(creationJobs);
   });
 
   it("goes to the queue when the worker it was offered to has stopped", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    const creationJobs = (await jobsOf(stack, runId)).length;
+    const creationJobs = (await jobsAddedFor(stack, runId)).length;
     // A worker that died without removing its presence row, seen a moment ago with every slot free.
     await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
       expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
@@ -88,7 +83,7 @@ describe("a decided approval's run offered to a worker", () => {
       expect((await leaseOf(stack, runId)).lease_owner).not.toBe("worker-gone");
       await expectWritten(stack, runId);
     });
-    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(creationJobs + 1);
   });
 
   it("hands the run over leased to the worker, for as long as that worker's leases last, with its context and the decision", async () => {
@@ -168,7 +163,7 @@ describe("a decided approval's run offered to a worker", () => {
 
   it("waits for a slot of its worker, leased and renewed, and takes it before the queue's new runs", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
-    const creationJobs = await jobsOf(stack, runId);
+    const creationJobs = await jobsAddedFor(stack, runId);
     // Both of the worker's slots held by runs whose model answers only when released.
     const held = await Promise.all(
       ["hold-a", "hold-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
@@ -187,11 +182,11 @@ describe("a decided approval's run offered to a worker", () => {
     const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
     expect(await leaseOf(stack, runId)).toMatchObject({ status: "queued", lease_owner: workerId, lease_version: parkedVersion + 1 });
     // Never sent to the queue: no job added since its creation.
-    expect(await jobsOf(stack, runId)).toEqual(creationJobs);
+    expect(await jobsAddedFor(stack, runId)).toEqual(creationJobs);
     // The slot to free: an offered run's, when one holds a slot. (Of two slots, offered runs hold at
     // most one, BullMQ keeps the other: a job's end there lets BullMQ fetch before a waiting run could
     // take it, worker offered-runs.ts.) Both are jobs when the API had not read the worker's beat yet.
-    const heldJobs = await Promise.all(held.map((heldRunId) => jobsOf(stack, heldRunId)));
+    const heldJobs = await Promise.all(held.map((heldRunId) => jobsAddedFor(stack, heldRunId)));
     const [first, second] = heldJobs[0]!.length === 0 ? ["hold-a", "hold-b"] : ["hold-b", "hold-a"];
     stack.provider.release(first!);
     // The slot that freed went to the decided run, which holds it (its answer's request is held): the
@@ -217,14 +212,14 @@ describe("an offered run when its worker stops", () => {
   it("is handed back to the queue at the shutdown's deadline and finished by another worker", async () => {
     const first = await stack.startWorker({ shutdownGraceMs: 300 });
     const { runId, approvalId } = await parkedRun(stack, WRITE, { answer: { text: "finished", holdUntil: "after-write" } });
-    const creationJobs = (await jobsOf(stack, runId)).length;
+    const creationJobs = (await jobsAddedFor(stack, runId)).length;
     expect((await decide(stack, approvalId, "allow_task")).status).toBe(202);
     // Taken by the offer (the only worker): the write ran, the answer's request is held.
     await stack.waitForEvent(runId, (event) => event.type === "tool.completed" && event.data.tool === "write_file");
     expect(first.activeRunIds()).toEqual([runId]);
     await first.close();
     // With no worker running (so no reconciler's sweep), the run is in the queue: the hand-back's job.
-    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(creationJobs + 1);
     await stack.startWorker();
     stack.provider.release("after-write");
     expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
@@ -247,7 +242,7 @@ describe("a run waiting for a slot when its worker stops", () => {
   it("goes to the queue, unleased, as its worker begins to stop", async () => {
     const first = await stack.startWorker({ concurrency: 2, shutdownGraceMs: 300 });
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    const creationJobs = (await jobsOf(stack, runId)).length;
+    const creationJobs = (await jobsAddedFor(stack, runId)).length;
     const held = await Promise.all(
       ["stop-a", "stop-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
     );
@@ -260,7 +255,7 @@ describe("a run waiting for a slot when its worker stops", () => {
     await first.close();
     // Unleased (the version bumped past the handover's) and enqueued by the stopping worker.
     expect(await leaseOf(stack, runId)).toEqual({ status: "queued", lease_owner: null, lease_ms_left: null, lease_version: parkedVersion + 2 });
-    expect(await jobsOf(stack, runId)).toHaveLength(creationJobs + 1);
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(creationJobs + 1);
     await stack.startWorker();
     for (const latch of ["stop-a", "stop-b"]) stack.provider.release(latch);
     await expectWritten(stack, runId);

@@ -151,8 +151,8 @@ export async function queueEvents(redisUrl: string, prefix: string): Promise<{ e
 }
 
 /** Ids of the run queue's jobs ever added for the run (a run offered to a worker instead has none). */
-export async function jobsAddedFor(redisUrl: string, prefix: string, runId: string): Promise<string[]> {
-  const events = await queueEvents(redisUrl, prefix);
+export async function jobsAddedFor(stack: TestStack, runId: string): Promise<string[]> {
+  const events = await queueEvents(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix);
   return [...new Set(events.filter((event) => event.event === "added" && event.jobId.startsWith(`run-${runId}-`)).map((event) => event.jobId))];
 }
 

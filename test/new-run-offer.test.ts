@@ -12,15 +12,23 @@ import { waitUntil } from "./support/wait-until.ts";
 // leaves the run queued in Postgres for the reconciler. These tests tell the ways apart by the queue's
 // own event stream, where every job BullMQ added is (`run-<run id>-<generation>`).
 
-function jobsOf(stack: TestStack, runId: string): Promise<string[]> {
-  return jobsAddedFor(stack.workerConfig.redisUrl, stack.workerConfig.queuePrefix, runId);
-}
-
 /** Creates a run that answers `text` and waits for it to complete. */
 async function completedRun(stack: TestStack, text: string, options: { holdUntil?: string } = {}): Promise<string> {
   const runId = await stack.run(await stack.createChat(), { input: scenarioInput([{ text, ...options }]) });
   expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: text });
   return runId;
+}
+
+/**
+ * Settles once a new run was offered to the worker, not enqueued: the API reads the live workers every
+ * 100 ms here (test-api.ts), so a worker just started is offered runs once its first beat was read.
+ */
+async function untilOffered(stack: TestStack): Promise<void> {
+  await waitUntil(
+    "a run offered to the worker",
+    async () => ((await jobsAddedFor(stack, await completedRun(stack, "offered"))).length === 0 ? true : undefined),
+    5000,
+  );
 }
 
 describe("a new run offered to a worker", () => {
@@ -33,13 +41,7 @@ describe("a new run offered to a worker", () => {
   });
 
   it("is executed by the live worker without a queue job", async () => {
-    // The API reads the live workers every 100 ms here (test-api.ts): once it has read the worker's
-    // first beat, its runs are offered.
-    await waitUntil(
-      "a run offered to the worker",
-      async () => ((await jobsOf(stack, await completedRun(stack, "first"))).length === 0 ? true : undefined),
-      5000,
-    );
+    await untilOffered(stack);
     // From then on, every run: these two at once, with a tool call each.
     const chats = await Promise.all([stack.createChat(), stack.createChat()]);
     const runIds = await Promise.all(
@@ -48,16 +50,12 @@ describe("a new run offered to a worker", () => {
     for (const runId of runIds) {
       expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "listed", rounds: 2, tool_calls: 1 });
       expectContiguous(await stack.events(runId));
-      expect(await jobsOf(stack, runId)).toEqual([]);
+      expect(await jobsAddedFor(stack, runId)).toEqual([]);
     }
   });
 
   it("a run the worker admits as another of its user's ends is taken by that worker without a queue job", async () => {
-    await waitUntil(
-      "a run offered to the worker",
-      async () => ((await jobsOf(stack, await completedRun(stack, "ready"))).length === 0 ? true : undefined),
-      5000,
-    );
+    await untilOffered(stack);
     // One active run at most: the second waits for admission until the first ends, and the worker's
     // round at that end admits it (the API's round at its creation found no room).
     const user = await stack.createUser(`one-at-a-time-${generateId("n").slice(-6)}`);
@@ -69,7 +67,7 @@ describe("a new run offered to a worker", () => {
     expect(await stack.prisma.run.findUniqueOrThrow({ where: { id: second } })).toMatchObject({ status: "queued", dispatchedAt: null });
     stack.provider.release("first-run");
     for (const runId of [first, second]) expect(await stack.waitForRun(runId, undefined, 20_000, user.token)).toMatchObject({ status: "completed" });
-    expect(await jobsOf(stack, second)).toEqual([]);
+    expect(await jobsAddedFor(stack, second)).toEqual([]);
   });
 
   it("goes through the queue when the worker it is offered to has stopped", async () => {
@@ -78,28 +76,24 @@ describe("a new run offered to a worker", () => {
     // live worker, which still takes the queue's jobs.
     await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
       const runId = await completedRun(stack, "through the queue");
-      expect(await jobsOf(stack, runId)).toHaveLength(1);
+      expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
       // Not offered to it again: the next run is enqueued at once too.
       const next = await completedRun(stack, "again");
-      expect(await jobsOf(stack, next)).toHaveLength(1);
+      expect(await jobsAddedFor(stack, next)).toHaveLength(1);
     });
   });
 
   it("goes through the queue when its worker has no free slot, and starts when one frees", async () => {
-    await waitUntil(
-      "a run offered to the worker",
-      async () => ((await jobsOf(stack, await completedRun(stack, "ready"))).length === 0 ? true : undefined),
-      5000,
-    );
+    await untilOffered(stack);
     // Three slots: two for offered runs (BullMQ keeps one), both held by runs whose model answers only when released.
     const held = await Promise.all(
       ["slot-a", "slot-b"].map(async (latch) => stack.run(await stack.createChat(), { input: scenarioInput([{ text: "held", holdUntil: latch }]) })),
     );
     for (const runId of held) await stack.waitForEvent(runId, (event) => event.type === "run.started");
-    for (const runId of held) expect(await jobsOf(stack, runId)).toEqual([]);
+    for (const runId of held) expect(await jobsAddedFor(stack, runId)).toEqual([]);
     // The worker hands the third to the queue, where BullMQ's slot takes it.
     const third = await completedRun(stack, "queued by the worker");
-    expect(await jobsOf(stack, third)).toHaveLength(1);
+    expect(await jobsAddedFor(stack, third)).toHaveLength(1);
     for (const latch of ["slot-a", "slot-b"]) stack.provider.release(latch);
     for (const runId of held) expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "held" });
   });
@@ -116,7 +110,7 @@ describe("a new run offered to a worker", () => {
         // Queued and admitted, held by nobody: the live worker's reconciler enqueues it once its grace has passed.
         expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "recovered" });
       });
-      expect(await jobsOf(stack, runId)).toHaveLength(1);
+      expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
       const events = await stack.events(runId);
       expectContiguous(events);
       expect(events.filter((event) => event.type === "run.started")).toHaveLength(1);

@@ -98,6 +98,27 @@ describe("LiveWorkers", () => {
     await workers.close();
   });
 
+  it("reads one list at a time: a refresh asked for during a read settles with that read", async () => {
+    let reads = 0;
+    let answer: (rows: LiveWorker[]) => void = () => undefined;
+    const workers = liveWorkers(() => {
+      reads += 1;
+      return new Promise<LiveWorker[]>((resolve) => (answer = resolve));
+    });
+    const starting = workers.start();
+    const again = workers.refresh();
+    expect(reads).toBe(1);
+    answer([{ id: "a", freeSlots: 1, lastSeenAt: beat }]);
+    await Promise.all([starting, again]);
+    expect(workers.pick()).toBe("a");
+    // Once it settled, the next refresh reads again.
+    const next = workers.refresh();
+    expect(reads).toBe(2);
+    answer([]);
+    await next;
+    await workers.close();
+  });
+
   it("keeps the workers it read last when a read fails", async () => {
     let fail = false;
     const workers = liveWorkers(async () => {

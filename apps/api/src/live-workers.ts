@@ -35,6 +35,7 @@ export class LiveWorkers {
   readonly #unheard = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> = Promise.resolve();
+  #readingNow = false;
   #readStartedAt = 0;
 
   constructor(options: LiveWorkersOptions) {
@@ -48,17 +49,25 @@ export class LiveWorkers {
     return this.refresh();
   }
 
-  /** Reads the list again (the last one stays when the read fails). */
+  /** Reads the list again, or settles with the read in progress (the last list stays when a read fails). */
   refresh(): Promise<void> {
+    // One read at a time: of two at once, the older could settle last and put back what the newer replaced.
+    if (this.#readingNow) return this.#reading;
+    this.#readingNow = true;
     this.#readStartedAt = Date.now();
-    this.#reading = this.#options.list().then(
-      (workers) => {
-        this.#workers = workers.map((worker) => ({ ...worker }));
-        const listed = new Set(workers.map((worker) => worker.id));
-        for (const id of this.#unheard.keys()) if (!listed.has(id)) this.#unheard.delete(id);
-      },
-      (error: unknown) => this.#options.logger.warn({ err: error }, "could not read the live workers; offering runs to those read before"),
-    );
+    this.#reading = this.#options
+      .list()
+      .then(
+        (workers) => {
+          this.#workers = workers.map((worker) => ({ ...worker }));
+          const listed = new Set(workers.map((worker) => worker.id));
+          for (const id of this.#unheard.keys()) if (!listed.has(id)) this.#unheard.delete(id);
+        },
+        (error: unknown) => this.#options.logger.warn({ err: error }, "could not read the live workers; offering runs to those read before"),
+      )
+      .finally(() => {
+        this.#readingNow = false;
+      });
     return this.#reading;
   }
 

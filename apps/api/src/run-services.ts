@@ -117,19 +117,26 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
   await liveWorkers.start();
 
   /**
-   * Offers the run to `worker`: true when its process heard the offer. An offer that fails or is not
-   * answered in time costs nothing but the detour through the queue (one that lands late as well leaves
-   * the job to find the run held: it waits out the lease and then finds the run moved on). The
-   * request's trace goes on in the worker's execution, as a job's would (BullMQ's telemetry).
+   * Offers the run to `worker`: true when its process heard the offer, false when no process listens
+   * on its channel (it stopped: not picked again until a newer beat of it is read). An offer that fails
+   * or is not answered in time costs nothing but the detour through the queue (one that lands late as
+   * well leaves the job to find the run held: it waits out the lease and then finds the run moved on);
+   * it says nothing of the worker. The request's trace goes on in the worker's execution, as a job's
+   * would (BullMQ's telemetry).
    */
-  const offer = async (worker: string, runId: string, generation: RunGeneration, handover: ResumeHandover | null): Promise<boolean | "unanswered"> => {
+  const offer = async (
+    worker: string,
+    runId: string,
+    generation: RunGeneration,
+    handover: ResumeHandover | null,
+  ): Promise<boolean | "unanswered" | "failed"> => {
     const offered = await withDeadline(
       offerRun(queueConnection, config.queuePrefix, worker, { runId, generation, trace: activeTraceCarrier(), ...(handover ? { handover } : {}) }),
       ENQUEUE_TIMEOUT_MS,
       (): "unanswered" => "unanswered",
-    ).catch((error: unknown) => {
+    ).catch((error: unknown): "failed" => {
       logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer a run to a worker; enqueueing it");
-      return false;
+      return "failed";
     });
     if (offered === false) liveWorkers.unheard(worker);
     return offered;

@@ -44,23 +44,25 @@ export interface WaitingLease {
 
 /**
  * The runs offered to this worker directly (queue run-offer.ts): a new run the API or this worker
- * admitted, or a run whose approval was decided, skips the queue's fetch loop. An offer is taken while a slot is free, and the slots offered runs
- * take are lent from BullMQ's concurrency, so the two together stay within the worker's. BullMQ keeps
- * at least one slot (its concurrency cannot be 0), so offered runs hold at most `concurrency - 1`,
- * and a worker of one slot takes no offers.
+ * admitted, or a run whose approval was decided, skips the queue's fetch loop. An offer is taken while
+ * a slot is free, and the slots offered runs take are lent from BullMQ's concurrency, so the two
+ * together stay within the worker's. BullMQ keeps at least one slot (its concurrency cannot be 0), so
+ * offered runs hold at most `concurrency - 1`, and a worker of one slot takes no offers.
  *
  * With no slot free, a run its decision handed over (leased to this worker, with its context) waits
  * here for the next slot that frees, ahead of the queue's new runs: a BullMQ job's end (`slotFreed`,
  * called before BullMQ looks for its next job) and an offered execution's end start it at once, so
- * the slot is never fetched away (a job's end only while offered runs hold fewer than `concurrency - 1`
- * slots: the last one is BullMQ's own, which fetches into it; the next offered run's end starts it then). A decided approval then queues behind no new run, and is not
- * unleased, enqueued and taken again (a statement, a queue job and a take more, which PARKED's resume,
- * 10,000 decisions on a full worker, paid for most runs). At most as many runs wait as offered runs
- * can hold slots (`concurrency - 1`: new runs are offered too, so on a busy worker those slots are
- * mostly taken by offered runs, whose ends then start the waiting ones), each for at most `maxWaitMs`;
- * past either, for a plain offer (a new run, or a decided one not handed over), and when the worker is
- * paused or stopping, the run goes to the queue as the API would have sent it. The worker renews the waiting runs' leases with its own
- * (`waitingLeases`), and drops a waiting run whose lease it lost (`dropLost`: a cancel took it).
+ * the slot is never fetched away (a job's end only while offered runs hold fewer than
+ * `concurrency - 1` slots: the last one is BullMQ's own, which fetches into it; the next offered run's
+ * end starts it then). A decided approval then queues behind no new run, and is not unleased, enqueued
+ * and taken again (a statement, a queue job and a take more, which PARKED's resume, 10,000 decisions on
+ * a full worker, paid for most runs). At most as many runs wait as offered runs can hold slots
+ * (`concurrency - 1`: new runs are offered too, so on a busy worker those slots are mostly taken by
+ * offered runs, whose ends then start the waiting ones), each for at most `maxWaitMs`; past either,
+ * for a plain offer (a new run, or a decided one not handed over), and when the worker is paused or
+ * stopping, the run goes to the queue as the API would have sent it. The worker renews the waiting
+ * runs' leases with its own (`waitingLeases`), and drops a waiting run whose lease it lost
+ * (`dropLost`: a cancel took it).
  */
 export class OfferedRuns {
   readonly #options: OfferedRunsOptions;

@@ -25,8 +25,9 @@ export function controlChannel(prefix: string): string {
 }
 
 /**
- * Runs offered to one worker process (run-offer.ts): a run whose approval was decided goes to a
- * worker directly rather than through the queue. In the queue's slot on a cluster, like the control channel.
+ * Runs offered to one worker process (run-offer.ts): a new run admission let through, or a run whose
+ * approval was decided, goes to a worker directly rather than through the queue. In the queue's slot on
+ * a cluster, like the control channel.
  */
 export function workerChannel(prefix: string, workerId: string): string {
   return `${prefix}:worker:${workerId}`;
