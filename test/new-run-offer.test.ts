@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateId } from "@agentq/core";
+import { createRedis, offerRun } from "@agentq/queue";
+import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
+import { selectNewRunContexts, takeRunLease } from "../packages/core/src/store/statements/run-lease-statements.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { jobsAddedFor } from "./faults-helpers.ts";
 import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
@@ -17,6 +20,20 @@ async function completedRun(stack: TestStack, text: string, options: { holdUntil
   const runId = await stack.run(await stack.createChat(), { input: scenarioInput([{ text, ...options }]) });
   expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: text });
   return runId;
+}
+
+/**
+ * Whether the run's first commit started it, with no take (core runs/new-run-start.ts): that commit set
+ * its started_at to its own clock, which its run.started carries; a take sets it earlier, to the
+ * database's (microseconds, where the commit's clock has milliseconds).
+ */
+async function startedByItsFirstCommit(stack: TestStack, runId: string): Promise<boolean> {
+  const [row] = await stack.prisma.$queryRawUnsafe<{ same: boolean }[]>(
+    "SELECT r.started_at = e.created_at AS same FROM runs AS r JOIN run_events AS e ON e.run_id = r.id AND e.type = 'run.started' WHERE r.id = $1",
+    runId,
+  );
+  if (!row) throw new Error(`run ${runId} has no run.started`);
+  return row.same;
 }
 
 /**
@@ -40,7 +57,7 @@ describe("a new run offered to a worker", () => {
     await stack?.close();
   });
 
-  it("is executed by the live worker without a queue job", async () => {
+  it("is executed by the live worker without a queue job, started with its context by its first commit (no take)", async () => {
     await untilOffered(stack);
     // From then on, every run: these two at once, with a tool call each.
     const chats = await Promise.all([stack.createChat(), stack.createChat()]);
@@ -51,10 +68,11 @@ describe("a new run offered to a worker", () => {
       expect(await stack.waitForRun(runId)).toMatchObject({ status: "completed", output: "listed", rounds: 2, tool_calls: 1 });
       expectContiguous(await stack.events(runId));
       expect(await jobsAddedFor(stack, runId)).toEqual([]);
+      expect(await startedByItsFirstCommit(stack, runId)).toBe(true);
     }
   });
 
-  it("a run the worker admits as another of its user's ends is taken by that worker without a queue job", async () => {
+  it("a run the worker admits as another of its user's ends is started by that worker without a queue job or a take", async () => {
     await untilOffered(stack);
     // One active run at most: the second waits for admission until the first ends, and the worker's
     // round at that end admits it (the API's round at its creation found no room).
@@ -68,6 +86,7 @@ describe("a new run offered to a worker", () => {
     stack.provider.release("first-run");
     for (const runId of [first, second]) expect(await stack.waitForRun(runId, undefined, 20_000, user.token)).toMatchObject({ status: "completed" });
     expect(await jobsAddedFor(stack, second)).toEqual([]);
+    expect(await startedByItsFirstCommit(stack, second)).toBe(true);
   });
 
   it("goes through the queue when the worker it is offered to has stopped", async () => {
@@ -77,6 +96,8 @@ describe("a new run offered to a worker", () => {
     await asOnlyWorkerSeen(stack, { id: "worker-gone", concurrency: 1_000_000, leaseMs: 3000 }, async () => {
       const runId = await completedRun(stack, "through the queue");
       expect(await jobsAddedFor(stack, runId)).toHaveLength(1);
+      // Its job's take started it.
+      expect(await startedByItsFirstCommit(stack, runId)).toBe(false);
       // Not offered to it again: the next run is enqueued at once too.
       const next = await completedRun(stack, "again");
       expect(await jobsAddedFor(stack, next)).toHaveLength(1);
@@ -115,6 +136,42 @@ describe("a new run offered to a worker", () => {
       expectContiguous(events);
       expect(events.filter((event) => event.type === "run.started")).toHaveLength(1);
     } finally {
+      await silent.close();
+    }
+  });
+
+  it("a new run offered with its context after another worker started it is left to that worker: nothing is written", async () => {
+    // The only worker seen listens on the plain channel alone, as a worker of the earlier release does:
+    // the run is offered there without its context, and taken by nobody.
+    const silent = await listeningWorker(stack, "worker-earlier");
+    const redis = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
+    try {
+      let runId = "";
+      let context = "";
+      await asOnlyWorkerSeen(stack, { id: "worker-earlier", concurrency: 10, leaseMs: 3000 }, async () => {
+        runId = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "never" }]) });
+        await waitUntil("the offer heard", () => (silent.offers.some((offer) => offer.runId === runId) ? true : undefined), 5000);
+        expect(silent.offers.find((offer) => offer.runId === runId)?.start).toBeUndefined();
+        const pool = sqlPoolOf(stack.prisma);
+        const [read] = await selectNewRunContexts(pool, [runId]);
+        context = read!.context;
+        // A queue job's take by another worker comes first.
+        expect(await takeRunLease(pool, { runId, owner: "worker-elsewhere", leaseSeconds: 60 })).toMatchObject({ lease_version: 1 });
+      });
+      const live = stack.workers[0]!.workerId;
+      const stale = { runId, generation: { lastEventSeq: 1, leaseVersion: 0 }, start: { context, admissionAwaited: false } };
+      expect(await offerRun(redis, stack.workerConfig.queuePrefix, live, stale)).toBe(true);
+      // A worker reads its offers in order: once a run offered after it has completed, this one's
+      // first commit has been refused (it comes first in the worker's group commits).
+      await untilOffered(stack);
+      expect(await stack.prisma.run.findUniqueOrThrow({ where: { id: runId } })).toMatchObject({
+        status: "running",
+        leaseOwner: "worker-elsewhere",
+        leaseVersion: 1,
+      });
+      expect((await stack.events(runId)).map((event) => event.type)).toEqual(["run.queued"]);
+    } finally {
+      await redis.quit();
       await silent.close();
     }
   });

@@ -1,8 +1,8 @@
-// A resumed run's offer to one worker (queue run-offer.ts) against the real Redis: it reaches the
-// worker's own channel only, says whether anyone listened, and a worker reads back exactly what was
-// offered and nothing else.
+// A run's offer to one worker (queue run-offer.ts) against the real Redis: it reaches the worker's own
+// channel only (a new run with its context, the worker's start channel), says whether anyone listened,
+// and a worker reads back exactly what was offered and nothing else.
 import { HANDOVER_CONTEXT_MAX_LENGTH } from "@agentq/core";
-import { createRedis, offerRun, parseRunOffer, type RedisClient, workerChannel } from "@agentq/queue";
+import { createRedis, offerRun, parseRunOffer, type RedisClient, workerChannel, workerStartChannel } from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { waitUntil } from "./support/wait-until.ts";
@@ -82,6 +82,37 @@ describe("offerRun", () => {
     expect(received.map((message) => parseRunOffer(message.text)?.runId)).toEqual(["run_5"]);
   });
 
+  it("sends a new run's context to the worker's start channel, where the worker reads it as the JSON it is", async () => {
+    const starter = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
+    const started: { channel: string; text: string }[] = [];
+    starter.on("message", (channel: string, text: string) => started.push({ channel, text }));
+    await starter.subscribe(workerStartChannel(prefix, "worker-b"));
+    try {
+      received.length = 0;
+      const context = { id: "run_6", messages: [{ role: "user", content: 'say "hi"\n' }], open_calls: [] };
+      const offer = { runId: "run_6", generation: { lastEventSeq: 1, leaseVersion: 0 }, start: { context: JSON.stringify(context), admissionAwaited: true } };
+      expect(await offerRun(connection, prefix, "worker-b", offer)).toBe(true);
+      await waitUntil("the offer heard", () => (started.length > 0 ? true : undefined));
+      expect(started.map((message) => message.channel)).toEqual([workerStartChannel(prefix, "worker-b")]);
+      expect(parseRunOffer(started[0]!.text)).toEqual({ ...offer, start: { context, admissionAwaited: true } });
+      // Nothing on the worker's plain channel besides.
+      expect(received).toEqual([]);
+    } finally {
+      await starter.quit();
+    }
+  });
+
+  it("offers a new run without its context to a worker that does not listen for contexts (an earlier release), and says when nobody listens", async () => {
+    received.length = 0;
+    const offer = { runId: "run_7", generation: { lastEventSeq: 1, leaseVersion: 0 } };
+    const start = { context: JSON.stringify({ id: "run_7" }), admissionAwaited: false };
+    expect(await offerRun(connection, prefix, "worker-a", { ...offer, start })).toBe(true);
+    await waitUntil("the offer heard", () => (received.length > 0 ? true : undefined));
+    expect(received.map((message) => message.channel)).toEqual([workerChannel(prefix, "worker-a")]);
+    expect(parseRunOffer(received[0]!.text)).toEqual(offer);
+    expect(await offerRun(connection, prefix, "worker-gone", { ...offer, start })).toBe(false);
+  });
+
   it("a worker's channel carrying anything but an offer is read as nothing", () => {
     for (const text of ["", "not json", "null", "[]", '{"type":"cancel","run_id":"run_1"}', '{"type":"run.resume","run_id":"run_1"}']) {
       expect(parseRunOffer(text)).toBeNull();
@@ -101,6 +132,15 @@ describe("offerRun", () => {
       { ...handover, extra: true },
     ]) {
       expect(parseRunOffer(JSON.stringify({ ...offer, handover: bad }))).toBeNull();
+    }
+    expect(parseRunOffer(JSON.stringify({ ...offer, start: { admission_awaited: false, context: { id: "run_1" } } }))).not.toBeNull();
+    for (const bad of [
+      { admission_awaited: false, context: "{}" },
+      { admission_awaited: false, context: [] },
+      { context: {} },
+      { admission_awaited: 1, context: {} },
+    ]) {
+      expect(parseRunOffer(JSON.stringify({ ...offer, start: bad }))).toBeNull();
     }
   });
 });

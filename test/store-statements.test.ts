@@ -36,7 +36,14 @@ import {
   lockIdempotencyKey,
   selectRunsOfChatInStatuses,
 } from "../packages/core/src/store/statements/run-create-statements.ts";
-import { clearRunLease, extendRunLeases, selectRunLeaseState, takeRunLease } from "../packages/core/src/store/statements/run-lease-statements.ts";
+import {
+  clearRunLease,
+  extendRunLeases,
+  selectNewRunContexts,
+  selectRunLeaseState,
+  takeRunLease,
+} from "../packages/core/src/store/statements/run-lease-statements.ts";
+import { runContextRow } from "../packages/core/src/store/statements/run-context-statements.ts";
 import { lockRunForCancel, lockRunLeaseVersion } from "../packages/core/src/store/statements/run-lock-statements.ts";
 import { selectOwnRun, selectRunEventsAfter, selectRunView } from "../packages/core/src/store/statements/run-read-statements.ts";
 import { insertSystemSecretIfAbsent, selectSystemSecret } from "../packages/core/src/store/statements/system-secret-statements.ts";
@@ -229,6 +236,45 @@ describe("the store's SQL statements", () => {
       await runOf(await chatOf(), false);
       const third = await runOf(await chatOf(), true);
       expect(await takeRunLease(pool, { runId: third, owner: "worker-a", leaseSeconds: 60 })).toMatchObject({ admission_awaited: true });
+    });
+
+    it("selectNewRunContexts reads admitted runs' contexts as a take does, with admission_awaited, and skips a run no longer queued", async () => {
+      const [first, second] = [await queuedRun(await newChat()), await queuedRun(await newChat())];
+      const taken = await queuedRun(await newChat());
+      await take(taken);
+      const rows = await selectNewRunContexts(pool, [first, second, taken, "run_missing"]);
+      expect(rows.map((row) => row.id).sort()).toEqual([first, second].sort());
+      for (const row of rows) {
+        // The JSON a take's row holds: its worker parses it as one (core runs/new-run-start.ts).
+        expect(runContextRow.parse(JSON.parse(row.context))).toMatchObject({ id: row.id, status: "queued", role: "user", input: "go", open_calls: [] });
+        // This file leaves runs of the user waiting for admission (queuedRun admits only its own).
+        expect(typeof row.admission_awaited).toBe("boolean");
+      }
+    });
+
+    it("a new run's first commit takes its lease, fenced by the version its admission read, and sets its start", async () => {
+      const runId = await queuedRun(await newChat());
+      const firstCommit = (owner: string) => {
+        const change = emptyStatementChange(runId, 0);
+        change.status = RunStatus.running;
+        change.events.push({ type: "run.started", data: { model: "scripted", mode: "agent" } });
+        change.handTo = { owner, leaseSeconds: 60 };
+        return change;
+      };
+      const now = new Date();
+      expect(await commitRunStatement(pool, firstCommit("worker-a"), now)).toMatchObject({ run: { status: "running", leaseVersion: 1 } });
+      const { rows } = await pool.query("SELECT lease_owner, lease_version, started_at, lease_expires_at > now() AS held FROM runs WHERE id = $1", [runId]);
+      expect(rows[0]).toMatchObject({ lease_owner: "worker-a", lease_version: 1, started_at: now, held: true });
+      // Another worker with the same offer (or a late one) writes nothing: the version moved on.
+      expect(await commitRunStatement(pool, firstCommit("worker-b"), new Date())).toBeNull();
+      // Nor after a take: a queue job's take bumps the version as well.
+      const other = await queuedRun(await newChat());
+      await take(other, "worker-b");
+      const late = emptyStatementChange(other, 0);
+      late.status = RunStatus.running;
+      late.handTo = { owner: "worker-a", leaseSeconds: 60 };
+      expect(await commitRunStatement(pool, late, new Date())).toBeNull();
+      expect((await pool.query("SELECT lease_owner FROM runs WHERE id = $1", [other])).rows[0]).toEqual({ lease_owner: "worker-b" });
     });
 
     it("selectRunLeaseState reads the status and a live expiry, and nothing for an unknown run", async () => {

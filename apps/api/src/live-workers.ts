@@ -97,6 +97,11 @@ export class LiveWorkers {
     return picked.id;
   }
 
+  /** Whether a worker is known to listen (one would be picked now), without picking it. */
+  anyKnown(): boolean {
+    return this.#workers.some((worker) => this.#unheard.get(worker.id) !== worker.lastSeenAt.getTime());
+  }
+
   /** Nobody heard the offer to `workerId` (its process stopped): not picked again until a newer beat is read. */
   unheard(workerId: string): void {
     const worker = this.#workers.find((candidate) => candidate.id === workerId);

@@ -18,6 +18,7 @@ import {
   probeProcessSandbox,
   type QueueCounts,
   resolveApprovalSecret,
+  type NewRunStart,
   type ResumeHandover,
   returnHandedOverRun,
   type RunEventPublisher,
@@ -50,9 +51,10 @@ export interface RunServices {
   email: EmailServices;
   /**
    * Hands a run to the workers: offered to a live one (queue run-offer.ts), or enqueued when none is
-   * known or it does not listen. A Redis that does not answer is a 503, never a lost run.
+   * known or it does not listen. A Redis that does not answer is a 503, never a lost run. `start`: the
+   * run's context as its admission read it, for the worker to start it with no take (core runs/new-run-start.ts).
    */
-  schedule(runId: string, generation: RunGeneration): Promise<void>;
+  schedule(runId: string, generation: RunGeneration, start?: NewRunStart): Promise<void>;
   /**
    * Offers a run whose approval was decided to `worker` (queue run-offer.ts), handed over with its
    * lease when the decision gave it one (core runs/resume-handover.ts); schedules it when no such worker listens.
@@ -129,9 +131,11 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     runId: string,
     generation: RunGeneration,
     handover: ResumeHandover | null,
+    start?: NewRunStart,
   ): Promise<boolean | "unanswered" | "failed"> => {
+    const offer = { runId, generation, trace: activeTraceCarrier(), ...(handover ? { handover } : {}), ...(start ? { start } : {}) };
     const offered = await withDeadline(
-      offerRun(queueConnection, config.queuePrefix, worker, { runId, generation, trace: activeTraceCarrier(), ...(handover ? { handover } : {}) }),
+      offerRun(queueConnection, config.queuePrefix, worker, offer),
       ENQUEUE_TIMEOUT_MS,
       (): "unanswered" => "unanswered",
     ).catch((error: unknown): "failed" => {
@@ -142,8 +146,10 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     return offered;
   };
 
-  const schedule = (runId: string, generation: RunGeneration) => services.schedule(runId, generation);
-  const admissions = new AdmissionRounds({ prisma, clock: systemClock, logger, schedule });
+  const schedule = (runId: string, generation: RunGeneration, start?: NewRunStart) => services.schedule(runId, generation, start);
+  // The admitted runs' contexts are read only when a worker is known to offer them to.
+  const admission = { prisma, clock: systemClock, logger, schedule, startsWithContext: () => liveWorkers.anyKnown() };
+  const admissions = new AdmissionRounds(admission);
   const services: RunServices = {
     tools,
     queue: runQueue.queue,
@@ -151,9 +157,9 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     approvalSecret,
     hub,
     email,
-    async schedule(runId, generation) {
+    async schedule(runId, generation, start) {
       const worker = liveWorkers.pick();
-      if (worker !== null && (await offer(worker, runId, generation, null)) === true) return;
+      if (worker !== null && (await offer(worker, runId, generation, null, start)) === true) return;
       try {
         await withDeadline(runQueue.schedule(runId, generation), ENQUEUE_TIMEOUT_MS, () => {
           throw new Error("timed out");
@@ -185,7 +191,7 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
       });
     },
     async admitFor(runId) {
-      await dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, { runId });
+      await dispatchRunsOfUser(admission, { runId });
     },
     async admitCreated(userId, runId) {
       await admissions.request(userId);

@@ -3,6 +3,7 @@ import {
   acquireRun,
   type AcquireOutcome,
   handedOverRun,
+  newRunFromStart,
   type PrismaClient,
   releaseLease,
   returnHandedOverRun,
@@ -47,24 +48,29 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
       if (returned) await enqueueRun(offer.runId, returned);
     },
     async execute(offer: RunOffer): Promise<void> {
-      // Handed over: the decision's commit took the lease for this worker and read the context.
+      // Handed over: the decision's commit took the lease for this worker and read the context. A new
+      // run with its context: its first commit takes the lease (core runs/new-run-start.ts).
+      const held = { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId };
       const acquired = offer.handover
-        ? handedOverRun(offer.handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId })
-        : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: options.leaseMs });
+        ? handedOverRun(offer.handover, held)
+        : offer.start
+          ? newRunFromStart(offer.start, held)
+          : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: options.leaseMs });
       // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
       if (acquired.kind !== "acquired") return;
-      // The queue's job id must be new for this execution: the lease version just taken is.
-      const handedOn = { lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion };
+      // The queue's job id must be new for this execution: the lease version taken is (read after the
+      // execution: a new run's first commit takes it then; one that never took it is enqueued as admitted).
+      const handedOn = () => ({ lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion });
       try {
         const outcome = await options.executeTaken(acquired);
         // Stopping: another worker continues at once, as with a job moved back to the queue.
-        if (outcome.kind === "handed_back") await enqueueRun(offer.runId, handedOn);
+        if (outcome.kind === "handed_back") await enqueueRun(offer.runId, handedOn());
       } catch (error) {
         // The loop itself failed (a bug, Postgres gone): the queue retries the run from here, with its
         // attempts and backoff, and fails it after the last one (run-worker.ts processJob).
         logger.error({ err: error, run_id: offer.runId }, "execution of an offered run failed; enqueueing it");
         await releaseLease(prisma, acquired.lease).catch(() => undefined);
-        await enqueueRun(offer.runId, handedOn);
+        await enqueueRun(offer.runId, handedOn());
       }
     },
   };

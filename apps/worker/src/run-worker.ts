@@ -36,6 +36,7 @@ import {
   type RunLease,
   type RunLoopDependencies,
   type RunGeneration,
+  type NewRunStart,
   type RunOutcome,
   type SandboxAvailability,
   systemClock,
@@ -60,6 +61,7 @@ import {
   subscribeChannel,
   type ControlMessage,
   workerChannel,
+  workerStartChannel,
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
 import { createModelResolver } from "./create-model-resolver.ts";
@@ -100,6 +102,8 @@ export interface RunWorker {
 interface ActiveRun {
   lease: RunLease;
   controller: AbortController;
+  /** False until the execution's first commit takes the lease (a new run started with no take: core runs/new-run-start.ts). */
+  leased: boolean;
 }
 
 /**
@@ -186,15 +190,19 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // against 658, 442 and 510 with these runs enqueued, alternating. (No await lies between here and
   // offeredRuns below: nothing is admitted before it exists.)
   const enqueue = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
-  const schedule = async (runId: string, generation: RunGeneration) => offeredRuns.receive({ runId, generation });
+  const schedule = async (runId: string, generation: RunGeneration, start?: NewRunStart) =>
+    offeredRuns.receive({ runId, generation, ...(start ? { start } : {}) });
+  // The runs it admits start here with the context their admission read (most rounds follow a run's
+  // end here, whose slot they take); a worker with no slot by then enqueues them, to be taken as before.
+  const admission = { prisma, clock: systemClock, logger, schedule, startsWithContext: () => true };
   // Admission (core runs/admit-runs.ts): a failure leaves the runs queued for the sweep below.
   const admit = (owner: { userId: string } | { runId: string }) =>
-    dispatchRunsOfUser({ prisma, clock: systemClock, logger, schedule }, owner).catch((error: unknown) => {
+    dispatchRunsOfUser(admission, owner).catch((error: unknown) => {
       logger.warn({ err: error, ...owner }, "admission failed; the sweep admits the user's runs later");
       return [];
     });
   // Shared rounds: a burst of runs taken or ended costs a few admissions, not one each.
-  const admissions = new AdmissionRounds({ prisma, clock: systemClock, logger, schedule });
+  const admissions = new AdmissionRounds(admission);
   const requestAdmission = (userId: string) => void admissions.request(userId);
   const dependencies: RunLoopDependencies = {
     prisma,
@@ -219,7 +227,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const leasePool = createSqlPool({ databaseUrl: config.databaseUrl, poolSize: 2 });
   let renewing: Promise<void> = Promise.resolve();
   const renewAll = () => {
-    const held = [...active.values()];
+    // Not the runs whose first commit has yet to take their lease: there is nothing of theirs to renew.
+    const held = [...active.values()].filter((run) => run.leased);
     // With them, the handed-over runs waiting for a slot (offeredRuns, below: no await lies between
     // here and there, so neither the heartbeat nor a BullMQ job can reach it before it exists).
     const waiting = offeredRuns.waitingLeases().map((lease) => ({ ...lease, owner: workerId }));
@@ -256,13 +265,25 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const executeTaken = async (acquired: Extract<AcquireOutcome, { kind: "acquired" }>): Promise<RunOutcome> => {
     const { lease, context } = acquired;
     const controller = new AbortController();
-    active.set(lease.runId, { lease, controller });
+    const run: ActiveRun = { lease, controller, leased: acquired.leaseOnFirstCommit !== true };
+    active.set(lease.runId, run);
     // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts),
-    // if they have one. A run created after the take's snapshot is admitted by its creation's own round,
-    // or, if that round found the queue full, by the round after the next take or end.
-    if (acquired.admissionAwaited) requestAdmission(context.run.userId);
+    // if they have one. A run created after the take's (or admission's) snapshot is admitted by its
+    // creation's own round, or, if that round found the queue full, by the round after the next start or end.
+    const started = () => {
+      run.leased = true;
+      if (acquired.admissionAwaited) requestAdmission(context.run.userId);
+    };
+    if (run.leased) started();
     try {
-      const outcome = await executeRun(dependencies, { lease, context, signal: controller.signal, shouldHandBack: () => shuttingDown });
+      const outcome = await executeRun(dependencies, {
+        lease,
+        context,
+        signal: controller.signal,
+        shouldHandBack: () => shuttingDown,
+        // Started with no take: the run waits for admission until its first commit takes the lease.
+        ...(run.leased ? {} : { leaseOnFirstCommit: { leaseSeconds: config.leaseMs / 1000, onLeased: started } }),
+      });
       logger.info({ run_id: lease.runId, outcome: outcome.kind }, "run execution ended");
       // The run ended or parked: it no longer counts against its user's max_active_runs, and one
       // fewer of their admitted runs waits. Not awaited: the slot is free for the next job now.
@@ -356,14 +377,17 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     logger,
   });
   const offers = workerChannel(config.queuePrefix, workerId);
+  // New runs offered with their context (queue run-offer.ts), to start with no take.
+  const startOffers = workerStartChannel(config.queuePrefix, workerId);
   await subscribeChannel(subscriber, offers);
+  await subscribeChannel(subscriber, startOffers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
   // Seen (and so offered runs) only once its channel is heard: an offer before that would find nobody
   // listening, and the API would not offer this worker another run until its next beat.
   void recordPresence();
   const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
   onChannelMessage(subscriber, (channel, text) => {
-    if (channel === offers) {
+    if (channel === offers || channel === startOffers) {
       const offer = parseRunOffer(text);
       if (offer) offeredRuns.receive(offer);
       return;

@@ -12,6 +12,7 @@ export { isTerminal, RunStatus } from "./runs/run-status.ts";
 // Runs: what a worker does with a run: take its lease, execute it, renew, release, fail it.
 export { acquireRun, type AcquireOutcome, releaseLease, renewLeases, returnHandedOverRun, type RunLease } from "./runs/run-lease.ts";
 export { HANDOVER_CONTEXT_MAX_LENGTH, type HandedDecision, handedOverRun, type ResumeHandover } from "./runs/resume-handover.ts";
+export { type NewRunStart, newRunFromStart } from "./runs/new-run-start.ts";
 export { executeRun, type ExecuteRunInput } from "./runs/loop/execute-run.ts";
 export { failRunWithoutLease } from "./runs/fail-run-without-lease.ts";
 export { findRunsToReconcile, isRunStillUnheld, type RunToReconcile } from "./runs/runs-to-reconcile.ts";

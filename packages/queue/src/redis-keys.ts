@@ -33,6 +33,15 @@ export function workerChannel(prefix: string, workerId: string): string {
   return `${prefix}:worker:${workerId}`;
 }
 
+/**
+ * A worker's channel for offers of new runs with their context (run-offer.ts `start`), which a worker
+ * of an earlier release would not read: it does not listen here, so such an offer reaches nobody and
+ * is sent again on workerChannel without the context.
+ */
+export function workerStartChannel(prefix: string, workerId: string): string {
+  return `${workerChannel(prefix, workerId)}:start`;
+}
+
 /** Where the rate limiter (rate-limiter-flexible) counts a limit's window: `<keyPrefix>:<user id>` under this. In the queue's slot on a cluster. */
 export function rateLimitKeyPrefix(prefix: string, pointsPerMinute: number): string {
   return `${prefix}:ratelimit:${pointsPerMinute}`;

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover, type RunGeneration } from "@agentq/core";
+import { HANDOVER_CONTEXT_MAX_LENGTH, type NewRunStart, type ResumeHandover, type RunGeneration } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
 import { publishMessage } from "./pub-sub.ts";
-import { workerChannel } from "./redis-keys.ts";
+import { workerChannel, workerStartChannel } from "./redis-keys.ts";
 
 /**
  * A run offered to one worker process instead of a queue job: a new run its admission let through,
@@ -28,6 +28,17 @@ export interface RunOffer {
    * `generation.leaseVersion` is that lease's version, and the run's context comes with it.
    */
   handover?: ResumeHandover;
+  /**
+   * A new run's context as read after its admission: the worker starts it with no take (core
+   * runs/new-run-start.ts). Sent as the JSON text read; received as the object it is.
+   */
+  start?: NewRunStart | OfferedStart;
+}
+
+/** A new run's start as a worker receives it: the context parsed with the offer. */
+export interface OfferedStart {
+  context: Record<string, unknown>;
+  admissionAwaited: boolean;
 }
 
 const runOfferMessage = z
@@ -64,6 +75,13 @@ const runOfferMessage = z
       })
       .strict()
       .optional(),
+    // Only on the channel of workers that read it (workerStartChannel): this schema is strict, so a
+    // worker of an earlier release would drop the whole offer. The context is the JSON its read
+    // returned, embedded as it is (checked by the worker as a take's row is: core runs/new-run-start.ts).
+    start: z
+      .object({ admission_awaited: z.boolean(), context: z.record(z.string(), z.unknown()) })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -71,10 +89,28 @@ const runOfferMessage = z
  * Offers the run to `workerId`. True when the worker's process is subscribed (it then takes the run,
  * or hands it to the queue when it has no free slot); false when no process listens on that channel
  * (the worker stopped): the caller enqueues the run instead. Throws, publishing nothing, for an offer
- * the worker would not read (a handover past the message's limits).
+ * the worker would not read (a handover past the message's limits). An offer with a new run's `start`
+ * goes to the worker's start channel; when nobody listens there (a worker of an earlier release, or
+ * none), it is offered again without it, to be taken as before.
  */
 export async function offerRun(redis: RedisClient, prefix: string, workerId: string, offer: RunOffer): Promise<boolean> {
-  const message: z.input<typeof runOfferMessage> = {
+  const { start } = offer;
+  if (typeof start?.context === "string") {
+    // The context's JSON text goes in as it is, not escaped into a string: it is most of the message
+    // (about 2 KB for a new chat's run), and escaping it here and parsing it twice there cost both ends.
+    // Its length is checked by whoever read it (core newRunStart); the rest is checked as below.
+    const message = offerMessage(offer);
+    checkedOffer(message);
+    const text = `${JSON.stringify(message).slice(0, -1)},"start":{"admission_awaited":${start.admissionAwaited},"context":${start.context}}}`;
+    if ((await publishMessage(redis, workerStartChannel(prefix, workerId), text)) > 0) return true;
+  }
+  return publishOffer(redis, workerChannel(prefix, workerId), offerMessage(offer));
+}
+
+type OfferMessage = z.input<typeof runOfferMessage>;
+
+function offerMessage(offer: RunOffer): OfferMessage {
+  return {
     type: "run.resume",
     run_id: offer.runId,
     last_event_seq: offer.generation.lastEventSeq,
@@ -82,11 +118,20 @@ export async function offerRun(redis: RedisClient, prefix: string, workerId: str
     ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
     ...(offer.handover ? { handover: handoverMessage(offer.handover) } : {}),
   };
-  // Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
-  // here, where the caller can still send the run another way, rather than lost on the worker's side.
+}
+
+async function publishOffer(redis: RedisClient, channel: string, message: OfferMessage): Promise<boolean> {
+  checkedOffer(message);
+  return (await publishMessage(redis, channel, JSON.stringify(message))) > 0;
+}
+
+/**
+ * Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
+ * here, where the caller can still send the run another way, rather than lost on the worker's side.
+ */
+function checkedOffer(message: OfferMessage): void {
   const checked = runOfferMessage.safeParse(message);
-  if (!checked.success) throw new Error(`the offer of run ${offer.runId} does not fit the offer message: ${checked.error.message}`);
-  return (await publishMessage(redis, workerChannel(prefix, workerId), JSON.stringify(message))) > 0;
+  if (!checked.success) throw new Error(`the offer of run ${message.run_id} does not fit the offer message: ${checked.error.message}`);
 }
 
 /** The offer a worker's channel carried; null for anything else (the channel is Redis', so checked like any input). */
@@ -99,8 +144,14 @@ export function parseRunOffer(text: string): RunOffer | null {
   }
   const parsed = runOfferMessage.safeParse(json);
   if (!parsed.success) return null;
-  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover } = parsed.data;
-  return { runId, generation: { lastEventSeq, leaseVersion }, ...(trace ? { trace } : {}), ...(handover ? { handover: handoverOf(handover) } : {}) };
+  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover, start } = parsed.data;
+  return {
+    runId,
+    generation: { lastEventSeq, leaseVersion },
+    ...(trace ? { trace } : {}),
+    ...(handover ? { handover: handoverOf(handover) } : {}),
+    ...(start ? { start: { context: start.context, admissionAwaited: start.admission_awaited } } : {}),
+  };
 }
 
 type HandoverMessage = NonNullable<z.input<typeof runOfferMessage>["handover"]>;

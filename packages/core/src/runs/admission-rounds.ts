@@ -66,8 +66,8 @@ export class AdmissionRounds {
     const finished = this.dispatch(
       {
         ...this.dependencies,
-        schedule: (runId, generation) =>
-          schedule(runId, generation).catch((error: unknown) => {
+        schedule: (runId, generation, start) =>
+          schedule(runId, generation, start).catch((error: unknown) => {
             this.failures.set(runId, { error, at: this.dependencies.clock().getTime() });
             throw error;
           }),

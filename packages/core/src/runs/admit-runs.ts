@@ -4,6 +4,8 @@ import { NUMERIC_SETTINGS } from "../settings/agent-settings.ts";
 import { type PrismaClient, sqlPoolOf } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
 import { type AdmittedRunRow, admitQueuedRunsAlone, admitQueuedRunsOfUser, lockUserLimits } from "../store/statements/admission-statements.ts";
+import { selectNewRunContexts } from "../store/statements/run-lease-statements.ts";
+import { type NewRunStart, newRunStart } from "./new-run-start.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 
 /**
@@ -29,6 +31,8 @@ export type AdmissionOwner = { userId: string } | { runId: string };
 export interface AdmittedRun {
   id: string;
   generation: RunGeneration;
+  /** Its context, read after the admission: a worker starts it with no take (new-run-start.ts). */
+  start?: NewRunStart;
 }
 
 /**
@@ -75,8 +79,13 @@ export interface DispatchDependencies {
   prisma: PrismaClient;
   clock: Clock;
   logger: LoopLogger;
-  /** Enqueues one admitted run (RunQueue.schedule); a failure leaves it to the reconciler. */
-  schedule(runId: string, generation: RunGeneration): Promise<void>;
+  /**
+   * Hands one admitted run on (offered to a worker, or RunQueue.schedule); a failure leaves it to the
+   * reconciler. `start`: its context, for a worker to start it with no take (new-run-start.ts).
+   */
+  schedule(runId: string, generation: RunGeneration, start?: NewRunStart): Promise<void>;
+  /** Whether to read the admitted runs' contexts: only when they are to be offered to a worker. Default never. */
+  startsWithContext?: () => boolean;
 }
 
 /**
@@ -95,14 +104,38 @@ export async function dispatchRunsOfUser(
   /** Called once the admission is committed, before the enqueues (admission-rounds.ts starts the next round then). */
   onAdmitted?: () => void,
 ): Promise<AdmittedRun[]> {
-  const admitted = await admitRuns(sqlPoolOf(dependencies.prisma), owner, dependencies.clock());
+  const pool = sqlPoolOf(dependencies.prisma);
+  const admitted = await admitRuns(pool, owner, dependencies.clock());
   onAdmitted?.();
+  if (admitted.length > 0 && dependencies.startsWithContext?.()) await readStarts(pool, admitted, dependencies.logger);
   await Promise.all(
     admitted.map((run) =>
-      dependencies.schedule(run.id, run.generation).catch((error: unknown) => {
+      dependencies.schedule(run.id, run.generation, run.start).catch((error: unknown) => {
         dependencies.logger.warn({ run_id: run.id, err: error }, "could not enqueue an admitted run; the reconciler will");
       }),
     ),
   );
   return admitted;
+}
+
+/**
+ * Reads the admitted runs' contexts in one statement, for their workers to start them with no take
+ * (new-run-start.ts): one read for a round's runs instead of a take each. A run the read does not find
+ * queued (a cancel came first), or whose context is too long for an offer, is offered without one, as
+ * is every run when the read fails: its worker takes it as before.
+ */
+async function readStarts(pool: pg.Pool, admitted: AdmittedRun[], logger: LoopLogger): Promise<void> {
+  const rows = await selectNewRunContexts(
+    pool,
+    admitted.map((run) => run.id),
+  ).catch((error: unknown) => {
+    logger.warn({ err: error, runs: admitted.length }, "could not read the admitted runs' contexts; their workers take them");
+    return [];
+  });
+  const contexts = new Map(rows.map((row) => [row.id, row]));
+  for (const run of admitted) {
+    const row = contexts.get(run.id);
+    const start = row ? newRunStart(row.context, row.admission_awaited) : null;
+    if (start) run.start = start;
+  }
 }

@@ -19,8 +19,9 @@ export type AcquireOutcome =
   /**
    * `context`: the run as the statement that took it read it (executeRun needs no read of its own).
    * `admissionAwaited`: the user has runs admission would pick (the take left one fewer waiting).
+   * `leaseOnFirstCommit`: not taken yet; the execution's first commit takes the lease (runs/new-run-start.ts).
    */
-  | { kind: "acquired"; lease: RunLease; context: RunContext; admissionAwaited: boolean }
+  | { kind: "acquired"; lease: RunLease; context: RunContext; admissionAwaited: boolean; leaseOnFirstCommit?: boolean }
   /** Another worker holds a live lease: try again once it may have expired. */
   | { kind: "lease_held"; retryAt: Date }
   /** An earlier run of the same chat is still active: the run is started when that one ends. */

@@ -117,10 +117,12 @@ export interface RunStatementChange {
   /** Clears the lease (a park: the run waits with no worker); a finish clears it too. */
   releaseLease?: boolean;
   /**
-   * Gives the run's lease to a worker (a decision that resumes the run: runs/resume-handover.ts): the
-   * owner, an expiry this many seconds from the database's now, and the version bumped, as a worker's
-   * own take would (run-lease-statements.ts). The status is left to the change (a decision's `queued`):
-   * the worker's first commit makes the run `running` (runs/loop/execute-run.ts).
+   * Gives the run's lease to a worker: the owner, an expiry this many seconds from the database's now,
+   * and the version bumped, as a worker's own take would (run-lease-statements.ts). A decision that
+   * resumes the run gives it to the worker it offers the run to (runs/resume-handover.ts), leaving the
+   * status to the change (its `queued`): the worker's first commit makes the run `running`
+   * (runs/loop/execute-run.ts). A new run's first commit gives it to the worker that commits it
+   * (runs/new-run-start.ts). A finish or a released lease leaves the run with no lease all the same.
    */
   handTo?: { owner: string; leaseSeconds: number };
   /** Terminal fields (set together with a terminal status). */
@@ -243,10 +245,14 @@ change AS (
     error_code = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_code' ELSE r.error_code END,
     error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
     finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
-    lease_expires_at = CASE WHEN input.c ? 'hand_to' THEN now() + make_interval(secs => (input.c->'hand_to'->>'lease_seconds')::float8)
-      WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_expires_at END,
-    lease_owner = CASE WHEN input.c ? 'hand_to' THEN input.c->'hand_to'->>'owner'
-      WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL ELSE r.lease_owner END,
+    -- A run's first start: a take sets it, and so does the first commit of a run that no take started
+    -- (runs/new-run-start.ts).
+    started_at = CASE WHEN input.c->>'status' = 'running' THEN COALESCE(r.started_at, input.now) ELSE r.started_at END,
+    lease_expires_at = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL
+      WHEN input.c ? 'hand_to' THEN now() + make_interval(secs => (input.c->'hand_to'->>'lease_seconds')::float8)
+      ELSE r.lease_expires_at END,
+    lease_owner = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL
+      WHEN input.c ? 'hand_to' THEN input.c->'hand_to'->>'owner' ELSE r.lease_owner END,
     lease_version = r.lease_version + CASE WHEN input.c ? 'status_in' OR input.c ? 'hand_to' THEN 1 ELSE 0 END,
     cancel_requested = r.cancel_requested OR input.c ? 'request_cancel'
   FROM input

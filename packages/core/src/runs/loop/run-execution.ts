@@ -18,6 +18,12 @@ export interface ExecuteRunInput {
   signal: AbortSignal;
   /** True once the worker is shutting down: stop at the next committed point and hand the run back. */
   shouldHandBack: () => boolean;
+  /**
+   * The lease is not taken yet (runs/new-run-start.ts): the first commit takes it for `lease.owner`,
+   * for this many seconds, fenced by `lease.leaseVersion`; `lease.leaseVersion` is then the version it
+   * took, and `onLeased` is called.
+   */
+  leaseOnFirstCommit?: { leaseSeconds: number; onLeased: () => void };
 }
 
 /** Why the loop must stop before its next model request or tool call; `cancel` is finished by the driver. */
@@ -50,6 +56,8 @@ export class RunExecution {
    * before the execution ends, so invariant 2 holds where it matters.
    */
   #staged: RunStatementChange | null = null;
+  /** The lease the next commit takes (ExecuteRunInput.leaseOnFirstCommit); null once held. */
+  #leaseToTake: ExecuteRunInput["leaseOnFirstCommit"] | null;
 
   constructor(dependencies: RunLoopDependencies, input: ExecuteRunInput, context: RunContext) {
     this.dependencies = dependencies;
@@ -57,6 +65,7 @@ export class RunExecution {
     this.context = context;
     this.loopState = context.loopState;
     this.#cancelRequested = context.run.cancelRequested;
+    this.#leaseToTake = input.leaseOnFirstCommit ?? null;
     this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
     this.fileReads = createFileReadLedger(dependencies.prisma, context.run.id, (read) => this.stage((change) => stageFileRead(change, read)));
     const { run } = context;
@@ -88,8 +97,16 @@ export class RunExecution {
     this.#staged = null;
     if (!staged || isEmptyStatementChange(staged)) return null;
     if (staged.loopState === undefined) staged.loopState = this.loopState;
+    const leaseToTake = this.#leaseToTake;
+    if (leaseToTake) staged.handTo = { owner: this.input.lease.owner, leaseSeconds: leaseToTake.leaseSeconds };
     const result = await this.dependencies.commits.commit(staged, this.context.run.chatId);
     if (!result) throw new LeaseLostError(this.runId);
+    if (leaseToTake) {
+      // Held now, at the version this commit bumped to: every later commit, renewal and release names it.
+      this.input.lease.leaseVersion = result.run.leaseVersion;
+      this.#leaseToTake = null;
+      leaseToTake.onLeased();
+    }
     this.#cancelRequested = result.run.cancelRequested;
     if (result.events.length > 0) {
       this.dependencies.publisher.publishEvents(this.context.run, result.events).catch((error: unknown) => {

@@ -92,6 +92,25 @@ FROM taken AS r
 ${RUN_CONTEXT_JOINS}`,
 );
 
+// The contexts of runs just admitted, to start them with no take (runs/new-run-start.ts): one read for
+// a round's runs, after the admission's commit (not under the user's lock, which every admission and
+// creation of theirs waits for), as JSON text for the offers that carry them. `admission_awaited` as a
+// take reads it: the user has runs waiting for admission besides those admitted.
+const NEW_RUN_CONTEXTS_SQL = preparedSql(
+  "run_contexts_to_start",
+  `SELECT r.id, row_to_json(context)::text AS context, ${ADMISSION_AWAITED} AS admission_awaited
+FROM runs AS r
+${RUN_CONTEXT_JOINS}, LATERAL (SELECT ${RUN_CONTEXT_COLUMNS}) AS context
+WHERE r.id = ANY($1::text[]) AND r.status = 'queued'`,
+);
+
+const newRunContextRow = z.object({ id: z.string(), context: z.string(), admission_awaited: z.boolean() });
+
+/** The contexts of `runIds` as JSON text (RUN_CONTEXT_COLUMNS), with whether their users have runs waiting for admission; a missing run has no row. */
+export async function selectNewRunContexts(runner: SqlRunner, runIds: readonly string[]): Promise<z.output<typeof newRunContextRow>[]> {
+  return queryParsed(runner, NEW_RUN_CONTEXTS_SQL, [runIds], newRunContextRow);
+}
+
 const takenLeaseRow = runContextRow.extend({
   lease_version: z.number(),
   previous_status: z.enum(RunStatus),
