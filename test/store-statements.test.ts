@@ -275,6 +275,19 @@ describe("the store's SQL statements", () => {
       late.handTo = { owner: "worker-a", leaseSeconds: 60 };
       expect(await commitRunStatement(pool, late, new Date())).toBeNull();
       expect((await pool.query("SELECT lease_owner FROM runs WHERE id = $1", [other])).rows[0]).toEqual({ lease_owner: "worker-b" });
+      // A first commit that ends the run at once (its model unknown, say) starts it and leaves no lease.
+      const failing = await queuedRun(await newChat());
+      const failed = emptyStatementChange(failing, 0);
+      failed.status = RunStatus.failed;
+      failed.finish = { output: null, errorCode: "model_unavailable", errorMessage: "no such model" };
+      failed.handTo = { owner: "worker-a", leaseSeconds: 60 };
+      const failedAt = new Date();
+      expect(await commitRunStatement(pool, failed, failedAt)).toMatchObject({ run: { status: "failed", leaseVersion: 1 } });
+      expect((await pool.query("SELECT lease_owner, lease_expires_at, started_at FROM runs WHERE id = $1", [failing])).rows[0]).toEqual({
+        lease_owner: null,
+        lease_expires_at: null,
+        started_at: failedAt,
+      });
     });
 
     it("selectRunLeaseState reads the status and a live expiry, and nothing for an unknown run", async () => {

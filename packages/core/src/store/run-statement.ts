@@ -246,8 +246,9 @@ change AS (
     error_message = CASE WHEN input.c ? 'finish' THEN input.c->'finish'->>'error_message' ELSE r.error_message END,
     finished_at = CASE WHEN input.c ? 'finish' THEN input.now ELSE r.finished_at END,
     -- A run's first start: a take sets it, and so does the first commit of a run that no take started
-    -- (runs/new-run-start.ts).
-    started_at = CASE WHEN input.c->>'status' = 'running' THEN COALESCE(r.started_at, input.now) ELSE r.started_at END,
+    -- (runs/new-run-start.ts), which takes the lease (hand_to) whatever it commits (a run that fails
+    -- at once too). A decision's hand_to finds it set: the run started before it parked.
+    started_at = CASE WHEN input.c->>'status' = 'running' OR input.c ? 'hand_to' THEN COALESCE(r.started_at, input.now) ELSE r.started_at END,
     lease_expires_at = CASE WHEN input.c ? 'finish' OR input.c ? 'release_lease' THEN NULL
       WHEN input.c ? 'hand_to' THEN now() + make_interval(secs => (input.c->'hand_to'->>'lease_seconds')::float8)
       ELSE r.lease_expires_at END,
