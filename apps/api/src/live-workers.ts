@@ -78,7 +78,7 @@ export class LiveWorkers {
    * `refreshMs` later.
    */
   pick(): string | null {
-    const candidates = this.#workers.filter((worker) => this.#unheard.get(worker.id) !== worker.lastSeenAt.getTime());
+    const candidates = this.#listening();
     if (candidates.length === 0) {
       if (Date.now() - this.#readStartedAt >= EMPTY_REFRESH_MS) void this.refresh();
       return null;
@@ -99,13 +99,18 @@ export class LiveWorkers {
 
   /** Whether a worker is known to listen (one would be picked now), without picking it. */
   anyKnown(): boolean {
-    return this.#workers.some((worker) => this.#unheard.get(worker.id) !== worker.lastSeenAt.getTime());
+    return this.#listening().length > 0;
   }
 
   /** Nobody heard the offer to `workerId` (its process stopped): not picked again until a newer beat is read. */
   unheard(workerId: string): void {
     const worker = this.#workers.find((candidate) => candidate.id === workerId);
     if (worker) this.#unheard.set(workerId, worker.lastSeenAt.getTime());
+  }
+
+  /** The workers read, less those whose offer nobody heard since their last beat read. */
+  #listening(): LiveWorker[] {
+    return this.#workers.filter((worker) => this.#unheard.get(worker.id) !== worker.lastSeenAt.getTime());
   }
 
   async close(): Promise<void> {

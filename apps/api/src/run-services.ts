@@ -29,7 +29,16 @@ import {
   type ToolRegistry,
   UnavailableError,
 } from "@agentq/core";
-import { closeOrDisconnect, createRedis, createRedisRunEventPublisher, offerRun, publishControl, quitOrDisconnect, RunQueue } from "@agentq/queue";
+import {
+  closeOrDisconnect,
+  createRedis,
+  createRedisRunEventPublisher,
+  type OfferToSend,
+  offerRun,
+  publishControl,
+  quitOrDisconnect,
+  RunQueue,
+} from "@agentq/queue";
 import type { ApiConfig } from "./config.ts";
 import { LiveWorkers } from "./live-workers.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
@@ -126,20 +135,13 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
    * it says nothing of the worker. The request's trace goes on in the worker's execution, as a job's
    * would (BullMQ's telemetry).
    */
-  const offer = async (
-    worker: string,
-    runId: string,
-    generation: RunGeneration,
-    handover: ResumeHandover | null,
-    start?: NewRunStart,
-  ): Promise<boolean | "unanswered" | "failed"> => {
-    const offer = { runId, generation, trace: activeTraceCarrier(), ...(handover ? { handover } : {}), ...(start ? { start } : {}) };
+  const offer = async (worker: string, run: Omit<OfferToSend, "trace">): Promise<boolean | "unanswered" | "failed"> => {
     const offered = await withDeadline(
-      offerRun(queueConnection, config.queuePrefix, worker, offer),
+      offerRun(queueConnection, config.queuePrefix, worker, { ...run, trace: activeTraceCarrier() }),
       ENQUEUE_TIMEOUT_MS,
       (): "unanswered" => "unanswered",
     ).catch((error: unknown): "failed" => {
-      logger.warn({ err: error, run_id: runId, worker_id: worker }, "could not offer a run to a worker; enqueueing it");
+      logger.warn({ err: error, run_id: run.runId, worker_id: worker }, "could not offer a run to a worker; enqueueing it");
       return "failed";
     });
     if (offered === false) liveWorkers.unheard(worker);
@@ -159,7 +161,7 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     email,
     async schedule(runId, generation, start) {
       const worker = liveWorkers.pick();
-      if (worker !== null && (await offer(worker, runId, generation, null, start)) === true) return;
+      if (worker !== null && (await offer(worker, { runId, generation, ...(start ? { start } : {}) })) === true) return;
       try {
         await withDeadline(runQueue.schedule(runId, generation), ENQUEUE_TIMEOUT_MS, () => {
           throw new Error("timed out");
@@ -171,7 +173,7 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
     },
     async resume(runId, generation, worker, handover) {
       if (worker !== null) {
-        const offered = await offer(worker, runId, generation, handover);
+        const offered = await offer(worker, { runId, generation, ...(handover ? { handover } : {}) });
         if (offered === true) return;
         if (handover) {
           // Leased to that worker by the decision: an offer that may still arrive is left to it (if it

@@ -190,8 +190,9 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   // against 658, 442 and 510 with these runs enqueued, alternating. (No await lies between here and
   // offeredRuns below: nothing is admitted before it exists.)
   const enqueue = (runId: string, generation: RunGeneration) => runQueue.schedule(runId, generation);
+  // As an offer would carry the start: its context parsed (queue run-offer.ts).
   const schedule = async (runId: string, generation: RunGeneration, start?: NewRunStart) =>
-    offeredRuns.receive({ runId, generation, ...(start ? { start } : {}) });
+    offeredRuns.receive({ runId, generation, ...(start ? { start: { context: JSON.parse(start.context), admissionAwaited: start.admissionAwaited } } : {}) });
   // The runs it admits start here with the context their admission read (most rounds follow a run's
   // end here, whose slot they take); a worker with no slot by then enqueues them, to be taken as before.
   const admission = { prisma, clock: systemClock, logger, schedule, startsWithContext: () => true };
@@ -265,7 +266,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
   const executeTaken = async (acquired: Extract<AcquireOutcome, { kind: "acquired" }>): Promise<RunOutcome> => {
     const { lease, context } = acquired;
     const controller = new AbortController();
-    const run: ActiveRun = { lease, controller, leased: acquired.leaseOnFirstCommit !== true };
+    const leasedByFirstCommit = acquired.leaseOnFirstCommit === true;
+    const run: ActiveRun = { lease, controller, leased: !leasedByFirstCommit };
     active.set(lease.runId, run);
     // One fewer of the user's admitted runs waits in the queue: admit their next one (runs/admit-runs.ts),
     // if they have one. A run created after the take's (or admission's) snapshot is admitted by its
@@ -274,15 +276,16 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       run.leased = true;
       if (acquired.admissionAwaited) requestAdmission(context.run.userId);
     };
-    if (run.leased) started();
+    // Started with no take, the run waits for admission until its first commit takes the lease.
+    const leaseOnFirstCommit = leasedByFirstCommit ? { leaseSeconds: config.leaseMs / 1000, onLeased: started } : undefined;
+    if (!leasedByFirstCommit) started();
     try {
       const outcome = await executeRun(dependencies, {
         lease,
         context,
         signal: controller.signal,
         shouldHandBack: () => shuttingDown,
-        // Started with no take: the run waits for admission until its first commit takes the lease.
-        ...(run.leased ? {} : { leaseOnFirstCommit: { leaseSeconds: config.leaseMs / 1000, onLeased: started } }),
+        ...(leaseOnFirstCommit ? { leaseOnFirstCommit } : {}),
       });
       logger.info({ run_id: lease.runId, outcome: outcome.kind }, "run execution ended");
       // The run ended or parked: it no longer counts against its user's max_active_runs, and one

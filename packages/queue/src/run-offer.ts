@@ -29,10 +29,10 @@ export interface RunOffer {
    */
   handover?: ResumeHandover;
   /**
-   * A new run's context as read after its admission: the worker starts it with no take (core
-   * runs/new-run-start.ts). Sent as the JSON text read; received as the object it is.
+   * A new run's context as read after its admission, parsed with the offer: the worker starts it with
+   * no take (core runs/new-run-start.ts).
    */
-  start?: NewRunStart | OfferedStart;
+  start?: OfferedStart;
 }
 
 /** A new run's start as a worker receives it: the context parsed with the offer. */
@@ -40,6 +40,9 @@ export interface OfferedStart {
   context: Record<string, unknown>;
   admissionAwaited: boolean;
 }
+
+/** An offer as sent: a new run's context goes as the JSON text its read returned (offerRun). */
+export type OfferToSend = Omit<RunOffer, "start"> & { start?: NewRunStart };
 
 const runOfferMessage = z
   .object({
@@ -93,24 +96,8 @@ const runOfferMessage = z
  * goes to the worker's start channel; when nobody listens there (a worker of an earlier release, or
  * none), it is offered again without it, to be taken as before.
  */
-export async function offerRun(redis: RedisClient, prefix: string, workerId: string, offer: RunOffer): Promise<boolean> {
-  const { start } = offer;
-  if (typeof start?.context === "string") {
-    // The context's JSON text goes in as it is, not escaped into a string: it is most of the message
-    // (about 2 KB for a new chat's run), and escaping it here and parsing it twice there cost both ends.
-    // Its length is checked by whoever read it (core newRunStart); the rest is checked as below.
-    const message = offerMessage(offer);
-    checkedOffer(message);
-    const text = `${JSON.stringify(message).slice(0, -1)},"start":{"admission_awaited":${start.admissionAwaited},"context":${start.context}}}`;
-    if ((await publishMessage(redis, workerStartChannel(prefix, workerId), text)) > 0) return true;
-  }
-  return publishOffer(redis, workerChannel(prefix, workerId), offerMessage(offer));
-}
-
-type OfferMessage = z.input<typeof runOfferMessage>;
-
-function offerMessage(offer: RunOffer): OfferMessage {
-  return {
+export async function offerRun(redis: RedisClient, prefix: string, workerId: string, offer: OfferToSend): Promise<boolean> {
+  const message: z.input<typeof runOfferMessage> = {
     type: "run.resume",
     run_id: offer.runId,
     last_event_seq: offer.generation.lastEventSeq,
@@ -118,20 +105,20 @@ function offerMessage(offer: RunOffer): OfferMessage {
     ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
     ...(offer.handover ? { handover: handoverMessage(offer.handover) } : {}),
   };
-}
-
-async function publishOffer(redis: RedisClient, channel: string, message: OfferMessage): Promise<boolean> {
-  checkedOffer(message);
-  return (await publishMessage(redis, channel, JSON.stringify(message))) > 0;
-}
-
-/**
- * Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
- * here, where the caller can still send the run another way, rather than lost on the worker's side.
- */
-function checkedOffer(message: OfferMessage): void {
+  // Checked as the worker will read it: an offer it would drop (a handover past the limits) is refused
+  // here, where the caller can still send the run another way, rather than lost on the worker's side.
   const checked = runOfferMessage.safeParse(message);
-  if (!checked.success) throw new Error(`the offer of run ${message.run_id} does not fit the offer message: ${checked.error.message}`);
+  if (!checked.success) throw new Error(`the offer of run ${offer.runId} does not fit the offer message: ${checked.error.message}`);
+  const text = JSON.stringify(message);
+  const { start } = offer;
+  if (start) {
+    // The context's JSON text goes in as it is, not escaped into a string: it is most of the message
+    // (about 2 KB for a new chat's run), and escaping it here and parsing it twice there cost both ends.
+    // Its length is checked by whoever read it (core newRunStart).
+    const withStart = `${text.slice(0, -1)},"start":{"admission_awaited":${start.admissionAwaited},"context":${start.context}}}`;
+    if ((await publishMessage(redis, workerStartChannel(prefix, workerId), withStart)) > 0) return true;
+  }
+  return (await publishMessage(redis, workerChannel(prefix, workerId), text)) > 0;
 }
 
 /** The offer a worker's channel carried; null for anything else (the channel is Redis', so checked like any input). */

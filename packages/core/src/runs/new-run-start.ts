@@ -38,11 +38,11 @@ export function newRunStart(context: string, admissionAwaited: boolean): NewRunS
  * admission read, to be taken by the first commit (`leaseOnFirstCommit`).
  */
 export function newRunFromStart(
-  /** `context`: its JSON text, or that JSON parsed (an offer carries it as JSON: queue run-offer.ts). */
-  start: { context: string | Record<string, unknown>; admissionAwaited: boolean },
+  /** `context`: the JSON read, parsed (an offer carries it as JSON: queue run-offer.ts). */
+  start: { context: unknown; admissionAwaited: boolean },
   lease: { runId: string; leaseVersion: number; owner: string },
 ): Extract<AcquireOutcome, { kind: "acquired" }> {
-  const row = runContextRow.parse(typeof start.context === "string" ? JSON.parse(start.context) : start.context);
+  const row = runContextRow.parse(start.context);
   if (row.id !== lease.runId) throw new Error(`the offer's context is of run ${row.id}, not ${lease.runId}`);
   return {
     kind: "acquired",

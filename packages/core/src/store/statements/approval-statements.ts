@@ -2,7 +2,7 @@ import { z } from "zod";
 import { RunStatus } from "../generated/enums.ts";
 import type { AuthenticatedUser, RequestCaller } from "../../users/user.ts";
 import { preparedSql, queryParsed, type SqlRunner, SqlRowError } from "../sql-pool.ts";
-import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS } from "./run-context-statements.ts";
+import { runContextJson } from "./run-context-statements.ts";
 import { storedApprovalColumns } from "./stored-approval-columns.ts";
 import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql } from "./user-statements.ts";
 
@@ -58,9 +58,8 @@ SELECT a.id, a.run_id AS "runId", a.chat_id AS "chatId", a.user_id AS "userId", 
   (SELECT id FROM offer) AS "offerWorker", (SELECT lease_ms FROM offer) AS "offerLeaseMs",
   CASE WHEN r.status = 'awaiting_approval' AND EXISTS (SELECT 1 FROM offer WHERE offer.lease_ms IS NOT NULL)
     -- Only a decision that may resume the run needs it: one that leaves a call of another tool pending cannot.
-    AND NOT EXISTS (SELECT 1 FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending' AND p.tool <> a.tool) THEN (
-    SELECT row_to_json(context)::text FROM (SELECT ${RUN_CONTEXT_COLUMNS} FROM runs AS r ${RUN_CONTEXT_JOINS} WHERE r.id = a.run_id) AS context
-  ) END AS "runContext"
+    AND NOT EXISTS (SELECT 1 FROM approvals AS p WHERE p.run_id = r.id AND p.status = 'pending' AND p.tool <> a.tool)
+    THEN ${runContextJson("a.run_id")} END AS "runContext"
 FROM a
 JOIN runs AS r ON r.id = a.run_id
 JOIN chats AS c ON c.id = r.chat_id

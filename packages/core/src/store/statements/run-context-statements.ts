@@ -44,6 +44,15 @@ export const RUN_CONTEXT_JOINS = `JOIN users AS u ON u.id = r.user_id
 JOIN chats AS c ON c.id = r.chat_id
 LEFT JOIN workspaces AS w ON w.id = c.workspace_id`;
 
+/**
+ * The context of the run whose id is the SQL expression `runId`, as JSON text: what a decision hands
+ * over with a decided run (approval-statements.ts) and a new run's offer carries (run-lease-statements.ts).
+ * `runId` must not name a relation aliased r, u, c or w (the subquery's own).
+ */
+export function runContextJson(runId: string): string {
+  return `(SELECT row_to_json(context)::text FROM (SELECT ${RUN_CONTEXT_COLUMNS} FROM runs AS r ${RUN_CONTEXT_JOINS} WHERE r.id = ${runId}) AS context)`;
+}
+
 const LOAD_SQL = preparedSql("run_context", `SELECT ${RUN_CONTEXT_COLUMNS}\nFROM runs AS r\n${RUN_CONTEXT_JOINS}\nWHERE r.id = $1`);
 
 /** An approval built as JSON in the statement: `expiresAt` is Postgres's JSON text of the timestamp. */

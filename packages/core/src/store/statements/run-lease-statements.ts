@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RunStatus } from "../generated/enums.ts";
 import { preparedSql, queryParsed, queryRowCount, type SqlRunner } from "../sql-pool.ts";
-import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS, runContextRow } from "./run-context-statements.ts";
+import { RUN_CONTEXT_COLUMNS, RUN_CONTEXT_JOINS, runContextJson, runContextRow } from "./run-context-statements.ts";
 
 // A worker's lease on a run (runs/run-lease.ts): taking it, renewing it, giving it back, and the
 // chat's next run to hand on.
@@ -98,10 +98,9 @@ ${RUN_CONTEXT_JOINS}`,
 // take reads it: the user has runs waiting for admission besides those admitted.
 const NEW_RUN_CONTEXTS_SQL = preparedSql(
   "run_contexts_to_start",
-  `SELECT r.id, row_to_json(context)::text AS context, ${ADMISSION_AWAITED} AS admission_awaited
-FROM runs AS r
-${RUN_CONTEXT_JOINS}, LATERAL (SELECT ${RUN_CONTEXT_COLUMNS}) AS context
-WHERE r.id = ANY($1::text[]) AND r.status = 'queued'`,
+  `SELECT admitted.id, ${runContextJson("admitted.id")} AS context, ${runAwaitingAdmission("admitted.user_id", "a")} AS admission_awaited
+FROM runs AS admitted
+WHERE admitted.id = ANY($1::text[]) AND admitted.status = 'queued'`,
 );
 
 const newRunContextRow = z.object({ id: z.string(), context: z.string(), admission_awaited: z.boolean() });
