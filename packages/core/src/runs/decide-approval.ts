@@ -1,9 +1,8 @@
-import { auditEntryRow } from "../audit/record-audit-entry.ts";
 import { emailContentRevision } from "../email/email-revision.ts";
 import type { Clock } from "../clock.ts";
 import { AgentqError, ConflictError, InvalidRequestError, NotFoundError } from "../errors/agentq-error.ts";
 import { InvalidTokenError } from "../users/user-errors.ts";
-import type { NewRunEvent, RunEventRecord } from "../events/run-event.ts";
+import type { RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
@@ -18,6 +17,7 @@ import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import { isApprovalIntact } from "../policy/approval-seal.ts";
 import { WORKER_PRESENCE_TIMEOUT_MS } from "../services/load-service-status.ts";
 import { HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover } from "./resume-handover.ts";
+import { type ApprovalDecisionRecord, stageApprovalDecision } from "./approval-decision-record.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -174,29 +174,20 @@ async function attemptDecision(
   // As of the read, which the commit's fence holds to: no other decision can come in between.
   const covered = allow ? approval.sameToolPending.filter((other) => sameEffects(other.effects, approval.effects)) : [];
   const stillPending = approval.pendingCount - 1 - covered.length;
-  const decidedEvents: NewRunEvent[] = [
-    decidedEvent(approval.id, approval.tool, approval.toolCallId, userId, input, editedArguments !== undefined),
-    ...covered.map((other) => decidedEvent(other.id, approval.tool, other.toolCallId, userId, input, false, approval.id)),
-  ];
-
+  const record: ApprovalDecisionRecord = {
+    runId: approval.runId,
+    lastEventSeq: approval.lastEventSeq,
+    decision: input.decision,
+    decidedBy: userId,
+    tool: approval.tool,
+    effects: approval.effects,
+    approvals: [{ id: approval.id, toolCallId: approval.toolCallId }, ...covered.map((other) => ({ id: other.id, toolCallId: other.toolCallId }))],
+    ...(editedArguments !== undefined ? { editedArguments } : {}),
+    grantId: allow ? dependencies.generateId("grant") : null,
+    auditEntryId: dependencies.generateId("aud"),
+  };
   const change = emptyStatementChange(approval.runId, approval.leaseVersion);
-  change.expectedLastEventSeq = approval.lastEventSeq;
-  change.events.push(...decidedEvents);
-  const status: "allowed" | "denied" = allow ? "allowed" : "denied";
-  change.approvalDecisions.push(
-    { id: approval.id, status, decision: input.decision, decidedBy: userId, ...(editedArguments !== undefined ? { editedArguments } : {}) },
-    ...covered.map((other) => ({ id: other.id, status, decision: input.decision, decidedBy: userId })),
-  );
-  if (allow) {
-    change.grants.push({
-      id: dependencies.generateId("grant"),
-      userId,
-      scope: input.decision === "allow_task" ? "task" : "chat",
-      tool: approval.tool,
-      effects: approval.effects,
-      approvalId: approval.id,
-    });
-  }
+  stageApprovalDecision(change, record);
   // The last pending approval decided: the run is queued again, and leased to the worker it is offered
   // to when there is one (resume-handover.ts), for that worker alone to take it.
   const handTo =
@@ -209,27 +200,11 @@ async function attemptDecision(
       : null;
   if (stillPending === 0) change.status = RunStatus.queued;
   if (handTo) change.handTo = { owner: handTo.worker, leaseSeconds: handTo.leaseMs / 1000 };
-  // Written by the commit statement, with the decision it records.
-  change.auditEntry = auditEntryRow(
-    {
-      actorId: userId,
-      action: "approval.decided",
-      target: `approval:${approval.id}`,
-      details: {
-        run_id: approval.runId,
-        tool: approval.tool,
-        decision: input.decision,
-        edited_arguments: editedArguments !== undefined,
-        covered_approvals: covered.map((other) => other.id),
-      },
-    },
-    { generateId: dependencies.generateId },
-  );
   const committed = await commitRunStatement(pool, change, now);
   if (!committed) return { changedRunId: approval.runId };
   // The fence let the change through, so every approval it decides was pending as read, and the
   // conditional consumption (still pending) took them all; it stays the last word on exactly once.
-  if (committed.approvalsDecided !== 1 + covered.length) throw new ApprovalAlreadyDecidedError(approval.id);
+  if (committed.approvalsDecided !== record.approvals.length) throw new ApprovalAlreadyDecidedError(approval.id);
   return {
     caller,
     runId: approval.runId,
@@ -257,29 +232,6 @@ async function attemptDecision(
 
 function isDecided(status: string): boolean {
   return status === "allowed" || status === "denied";
-}
-
-function decidedEvent(
-  approvalId: string,
-  tool: string,
-  toolCallId: string,
-  decidedBy: string,
-  input: DecideApprovalInput,
-  edited: boolean,
-  coveredBy?: string,
-): NewRunEvent {
-  return {
-    type: "approval.decided",
-    data: {
-      approval_id: approvalId,
-      tool,
-      tool_call_id: toolCallId,
-      decision: input.decision,
-      decided_by: decidedBy,
-      edited,
-      ...(coveredBy ? { covered_by: coveredBy } : {}),
-    },
-  };
 }
 
 function sameEffects(a: readonly string[], b: readonly string[]): boolean {
