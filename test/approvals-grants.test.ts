@@ -97,7 +97,7 @@ describe("grants and rounds that pause on several calls", () => {
     expect((await stack.getRun(runId)).status).toBe("awaiting_approval");
 
     const allowed = await decide(stack, right.id, "allow_task");
-    expect(allowed.body).toEqual({ run_id: runId, status: "queued" });
+    expect(allowed.body).toEqual({ run_id: runId, status: "running" });
     expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "pair done" });
     expect(await fileExists(root, "left")).toBe(false);
     expect(await fileExists(root, "right")).toBe(true);
@@ -126,7 +126,7 @@ describe("grants and rounds that pause on several calls", () => {
     expect(parked.pending_approvals).toHaveLength(2);
     const [first, second] = parked.pending_approvals;
     const allowed = await decide(stack, first.id, "allow_task");
-    expect(allowed.body).toEqual({ run_id: runId, status: "queued" });
+    expect(allowed.body).toEqual({ run_id: runId, status: "running" });
     const again = await decide(stack, second.id, "allow_task");
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("approval_already_decided");

@@ -51,7 +51,8 @@ describe("a side-effecting call after untrusted material pauses for approval", (
 
     const decision = await decide(stack, approvalId, "allow_task");
     expect(decision.status).toBe(202);
-    expect(decision.body).toEqual({ run_id: runId, status: "queued" });
+    // Committed by the live worker's first commit of the run, which resumes it: running by the 202.
+    expect(decision.body).toEqual({ run_id: runId, status: "running" });
 
     const run = await waitForFinished(stack, runId);
     expect(run).toMatchObject({ status: "completed", output: "both done", pending_approvals: [] });

@@ -64,9 +64,10 @@ describe("a decided approval's run offered to a worker", () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     const creationJobs = await jobsAddedFor(stack, runId);
     const decision = await decide(stack, approvalId, "allow_task");
-    // Queued, as a decision leaves a run, until the worker's first commit: a client sees no new state.
+    // Left to the worker, whose first commit of the run records the decision and resumes the run in one
+    // statement (core runs/approval-decision-record.ts): running by the time the 202 comes.
     expect(decision.status).toBe(202);
-    expect(decision.body).toEqual({ run_id: runId, status: "queued" });
+    expect(decision.body).toEqual({ run_id: runId, status: "running" });
     await expectWritten(stack, runId);
     expect((await stack.events(runId)).find((event) => event.type === "run.resumed")?.data).toEqual({ reason: "approval" });
     // No job added: the resume never went through the queue.

@@ -1,8 +1,21 @@
 // A run's offer to one worker (queue run-offer.ts) against the real Redis: it reaches the worker's own
 // channel only (a new run with its context, the worker's start channel), says whether anyone listened,
 // and a worker reads back exactly what was offered and nothing else.
-import { HANDOVER_CONTEXT_MAX_LENGTH } from "@agentq/core";
-import { createRedis, offerRun, parseRunOffer, type RedisClient, workerChannel, workerStartChannel } from "@agentq/queue";
+import { HANDOVER_CONTEXT_MAX_LENGTH, RunStatus } from "@agentq/core";
+import {
+  apiDecisionReplyChannel,
+  createRedis,
+  offerDecision,
+  offerRun,
+  parseDecisionOffer,
+  parseDecisionReply,
+  parseRunOffer,
+  type RedisClient,
+  replyToDecision,
+  workerChannel,
+  workerDecisionChannel,
+  workerStartChannel,
+} from "@agentq/queue";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_REDIS_URL, uniqueQueuePrefix } from "./support/redis.ts";
 import { waitUntil } from "./support/wait-until.ts";
@@ -141,6 +154,97 @@ describe("offerRun", () => {
       { admission_awaited: 1, context: {} },
     ]) {
       expect(parseRunOffer(JSON.stringify({ ...offer, start: bad }))).toBeNull();
+    }
+  });
+});
+
+describe("offerDecision and its answer", () => {
+  const record = {
+    runId: "run_9",
+    lastEventSeq: 12,
+    decision: "allow_task" as const,
+    decidedBy: "usr_1",
+    tool: "write_file",
+    effects: ["write"],
+    approvals: [
+      { id: "apr_1", toolCallId: "call_1" },
+      { id: "apr_2", toolCallId: "call_2" },
+    ],
+    editedArguments: { path: "b.txt" },
+    grantId: "grant_1",
+    auditEntryId: "aud_1",
+  };
+  const offer = {
+    requestId: "dec_1",
+    replyTo: apiDecisionReplyChannel(prefix, "api_1"),
+    runId: "run_9",
+    generation: { lastEventSeq: 12, leaseVersion: 5 },
+    handover: { context: JSON.stringify({ id: "run_9" }), decided: [{ approvalId: "apr_1", status: "allowed" as const }], grant: null },
+    decision: record,
+  };
+
+  it("goes to the worker's decision channel only, and is read back as an offer with its decision", async () => {
+    const decisions = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
+    const heard: string[] = [];
+    decisions.on("message", (_channel: string, text: string) => heard.push(text));
+    await decisions.subscribe(workerDecisionChannel(prefix, "worker-a"));
+    try {
+      received.length = 0;
+      expect(await offerDecision(connection, prefix, "worker-a", offer)).toBe(true);
+      // Nobody listens for decisions of a worker of an earlier release: the API commits them itself.
+      expect(await offerDecision(connection, prefix, "worker-earlier", offer)).toBe(false);
+      await waitUntil("the decision heard", () => (heard.length > 0 ? true : undefined));
+      expect(received).toEqual([]);
+      expect(parseDecisionOffer(heard[0]!)).toEqual({
+        runId: "run_9",
+        generation: offer.generation,
+        handover: offer.handover,
+        decision: { record, requestId: "dec_1", replyTo: offer.replyTo },
+      });
+      // A plain offer's reader does not take it for an offer.
+      expect(parseRunOffer(heard[0]!)).toBeNull();
+    } finally {
+      await decisions.quit();
+    }
+  });
+
+  it("is refused, on either side, when its decision is of another run or not a decision at all", async () => {
+    await expect(offerDecision(connection, prefix, "worker-a", { ...offer, decision: { ...record, approvals: [] } })).rejects.toThrow(/decision offer/);
+    const message = (decision: unknown) =>
+      JSON.stringify({
+        type: "run.decide",
+        request_id: "dec_1",
+        reply_to: "r",
+        run_id: "run_9",
+        last_event_seq: 1,
+        lease_version: 1,
+        handover: { context: "{}", decided: [{ approval_id: "apr_1", status: "allowed" }], grant: null },
+        decision,
+      });
+    expect(parseDecisionOffer(message(record))).not.toBeNull();
+    expect(parseDecisionOffer(message({ ...record, runId: "run_other" }))).toBeNull();
+    expect(parseDecisionOffer(message({ ...record, decision: "maybe" }))).toBeNull();
+    expect(parseDecisionOffer(message({ ...record, extra: true }))).toBeNull();
+    expect(parseDecisionOffer("not json")).toBeNull();
+  });
+
+  it("is answered on the instance's reply channel with what became of it", async () => {
+    const replies = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
+    const heard: string[] = [];
+    replies.on("message", (_channel: string, text: string) => heard.push(text));
+    await replies.subscribe(offer.replyTo);
+    try {
+      await replyToDecision(connection, offer.replyTo, "dec_1", { kind: "committed", approvalsDecided: 2, status: RunStatus.running });
+      await replyToDecision(connection, offer.replyTo, "dec_2", { kind: "refused" });
+      await waitUntil("both answers heard", () => (heard.length === 2 ? true : undefined));
+      expect(heard.map((text) => parseDecisionReply(text))).toEqual([
+        { requestId: "dec_1", outcome: { kind: "committed", approvalsDecided: 2, status: "running" } },
+        { requestId: "dec_2", outcome: { kind: "refused" } },
+      ]);
+      expect(parseDecisionReply(JSON.stringify({ request_id: "dec_3", outcome: "committed" }))).toBeNull();
+      expect(parseDecisionReply(JSON.stringify({ request_id: "dec_3", outcome: "committed", approvals_decided: 1, status: "sleeping" }))).toBeNull();
+    } finally {
+      await replies.quit();
     }
   });
 });

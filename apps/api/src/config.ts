@@ -12,6 +12,7 @@ import {
 } from "@agentq/core";
 import { parseByteSize } from "./http/parse-byte-size.ts";
 import { LIVE_WORKERS_REFRESH_MS } from "./live-workers.ts";
+import { DECISION_REPLY_WAIT_MS } from "./worker-decisions.ts";
 
 /** The API's environment: the shared variables plus the ones only the API reads (API.md's table). */
 export const apiEnvironmentSchema = z.object({
@@ -69,6 +70,11 @@ export interface ApiConfig extends CommonConfig {
    * 2000 ms (LIVE_WORKERS_REFRESH_MS); tests shorten it, to offer runs to a worker they just started.
    */
   liveWorkersRefreshMs: number;
+  /**
+   * How long a decision left to a worker waits for its answer (worker-decisions.ts). Default 5000 ms
+   * (DECISION_REPLY_WAIT_MS); tests shorten it, to see the API commit a decision whose worker is silent.
+   */
+  decisionReplyWaitMs: number;
   /** SMTP_URL and EMAIL_FROM; null without SMTP_URL (REST send answers 409 email_not_configured, send_email is not listed). */
   email: EmailConfig | null;
 }
@@ -87,6 +93,7 @@ export function parseApiConfig(environment: Record<string, string | undefined>):
     shutdownTimeoutMs: 10_000,
     sseHeartbeatMs: 15_000,
     liveWorkersRefreshMs: LIVE_WORKERS_REFRESH_MS,
+    decisionReplyWaitMs: DECISION_REPLY_WAIT_MS,
     email: emailConfigFromEnvironment(parsed),
   };
 }

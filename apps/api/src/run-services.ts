@@ -28,6 +28,8 @@ import {
   systemClock,
   type ToolRegistry,
   UnavailableError,
+  type DecisionCommitOutcome,
+  type WorkerDecisionRequest,
 } from "@agentq/core";
 import {
   closeOrDisconnect,
@@ -42,6 +44,7 @@ import {
 import type { ApiConfig } from "./config.ts";
 import { LiveWorkers } from "./live-workers.ts";
 import { RunSubscriptionHub } from "./realtime/run-subscription-hub.ts";
+import { workerDecisions } from "./worker-decisions.ts";
 import { withDeadline } from "./with-deadline.ts";
 
 /** How long the API waits for Redis to take a job before answering 503 (the run stays queued). Default 2 s. */
@@ -73,6 +76,11 @@ export interface RunServices {
   admitFor(runId: string): Promise<void>;
   /** Admits a created run's user in a shared round; rejects when the queue could not take the run (core RunAfterCommit). */
   admitCreated(userId: string, runId: string): Promise<void>;
+  /**
+   * Leaves the decision of a run's last pending approval to the worker the run is handed to, whose first
+   * commit of the run records it (worker-decisions.ts; core DecideApprovalDependencies.commitOnWorker).
+   */
+  commitOnWorker(request: WorkerDecisionRequest): Promise<DecisionCommitOutcome>;
   /** Publishes committed events to live subscribers, on the channel of the run's owner (best effort). */
   publish(run: OwnedRun, events: RunEventRecord[]): void;
   /** Asks whichever worker runs it to stop now. */
@@ -152,7 +160,17 @@ export async function createRunServices(input: CreateRunServicesInput): Promise<
   // The admitted runs' contexts are read only when a worker is known to offer them to.
   const admission = { prisma, clock: systemClock, logger, schedule, startsWithContext: () => liveWorkers.anyKnown() };
   const admissions = new AdmissionRounds(admission);
+  const commitOnWorker = workerDecisions({
+    publisher: queueConnection,
+    subscriber,
+    prefix: config.queuePrefix,
+    publishWaitMs: ENQUEUE_TIMEOUT_MS,
+    replyWaitMs: config.decisionReplyWaitMs,
+    unheard: (worker) => liveWorkers.unheard(worker),
+    logger,
+  });
   const services: RunServices = {
+    commitOnWorker,
     tools,
     queue: runQueue.queue,
     sandbox,

@@ -42,8 +42,49 @@ function harness(options: { concurrency: number; jobsInProgress: number; maxWait
 const generation = { lastEventSeq: 9, leaseVersion: 4 };
 const handedOver = (runId: string): RunOffer => ({ runId, generation, handover: { context: "{}", decided: [], grant: null } });
 const plain = (runId: string): RunOffer => ({ runId, generation });
+/** A decision left to this worker (queue run-decision-offer.ts); `enqueue` is where the worker declines it. */
+const decided = (runId: string): RunOffer => ({
+  ...handedOver(runId),
+  decision: {
+    record: {
+      runId,
+      lastEventSeq: 9,
+      decision: "allow_task",
+      decidedBy: "usr_1",
+      tool: "write_file",
+      effects: ["write"],
+      approvals: [{ id: "apr_1", toolCallId: "call_1" }],
+      grantId: "grant_1",
+      auditEntryId: "aud_1",
+    },
+    requestId: "dec_1",
+    replyTo: "agentq:api:api_1:decided",
+  },
+});
 
 describe("runs offered to a worker", () => {
+  it("declines a decision at once when no slot is free: it never waits for one", () => {
+    const worker = harness({ concurrency: 3, jobsInProgress: 3 });
+    worker.offered.receive(decided("run_a"));
+    expect(worker.started).toEqual([]);
+    expect(worker.enqueued).toEqual(["run_a"]);
+    expect(worker.offered.waitingLeases()).toEqual([]);
+  });
+
+  it("executes a run offered again once its execution here has ended, and declines a decision of a run in execution", async () => {
+    const worker = harness({ concurrency: 4, jobsInProgress: 0 });
+    worker.offered.receive(decided("run_a"));
+    worker.offered.receive(decided("run_a"));
+    expect(worker.enqueued).toEqual(["run_a"]);
+    worker.offered.receive(handedOver("run_a"));
+    expect(worker.started).toEqual(["run_a"]);
+    await worker.finish("run_a");
+    expect(worker.started).toEqual(["run_a", "run_a"]);
+    await worker.finish("run_a");
+    worker.offered.receive(decided("run_a"));
+    expect(worker.started).toEqual(["run_a", "run_a", "run_a"]);
+  });
+
   it("takes an offer at once while a slot is free, lending the slot from BullMQ", () => {
     const worker = harness({ concurrency: 4, jobsInProgress: 1 });
     worker.offered.receive(handedOver("run_a"));

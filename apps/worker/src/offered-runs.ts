@@ -60,13 +60,17 @@ export interface WaitingLease {
  * (`concurrency - 1`: new runs are offered too, so on a busy worker those slots are mostly taken by
  * offered runs, whose ends then start the waiting ones), each for at most `maxWaitMs`; past either,
  * for a plain offer (a new run, or a decided one not handed over), and when the worker is paused or
- * stopping, the run goes to the queue as the API would have sent it. The worker renews the waiting
+ * stopping, the run goes to the queue as the API would have sent it. A decision left to this worker
+ * (queue run-decision-offer.ts) never waits: with no slot free it is declined at once, and the API
+ * commits it and offers the run as above. The worker renews the waiting
  * runs' leases with its own (`waitingLeases`), and drops a waiting run whose lease it lost
  * (`dropLost`: a cancel took it).
  */
 export class OfferedRuns {
   readonly #options: OfferedRunsOptions;
   readonly #executions = new Set<Promise<void>>();
+  /** The last execution started of each run (#start). */
+  readonly #executionOfRun = new Map<string, Promise<void>>();
   readonly #waiting: WaitingOffer[] = [];
 
   constructor(options: OfferedRunsOptions) {
@@ -79,7 +83,7 @@ export class OfferedRuns {
     } else if (this.#waiting.length === 0 && this.#slotFree()) {
       // The common case: no run waits before it (every freed slot starts the first waiting run at once).
       this.#start(offer);
-    } else if (offer.handover && this.#waiting.length < this.#options.concurrency - 1) {
+    } else if (offer.handover && !offer.decision && this.#waiting.length < this.#options.concurrency - 1) {
       // In line behind the runs already waiting, for the next slot that frees.
       const giveUp = setTimeout(() => this.#giveUp(offer), this.#options.maxWaitMs ?? OFFER_MAX_WAIT_MS);
       giveUp.unref();
@@ -147,18 +151,30 @@ export class OfferedRuns {
   }
 
   #start(offer: RunOffer): void {
+    // One execution of a run at a time here. A run offered again while one is in progress (decisions
+    // on its approval from two clicks, one left to this worker and the other committed by its API and
+    // handed over) starts once that one has ended, by then refused by the fence or done; a decision
+    // offered then is declined, for its API to commit it (the fence decides between the two).
+    const previous = this.#executionOfRun.get(offer.runId);
+    if (previous && offer.decision) {
+      void this.#options.enqueue(offer);
+      return;
+    }
     // The deciding request's trace goes on in the execution, as a job's would.
-    const execution: Promise<void> = withTraceCarrier(offer.trace, () => this.#options.execute(offer))
+    const executeOffer = () => withTraceCarrier(offer.trace, () => this.#options.execute(offer));
+    const execution: Promise<void> = (previous ? previous.then(executeOffer) : executeOffer())
       .catch((error: unknown) => {
         this.#options.logger.warn({ err: error, run_id: offer.runId }, "could not take an offered run; enqueueing it");
         return this.#options.enqueue(offer);
       })
       .finally(() => {
         this.#executions.delete(execution);
+        if (this.#executionOfRun.get(offer.runId) === execution) this.#executionOfRun.delete(offer.runId);
         this.#startWaiting();
         this.#lend();
       });
     this.#executions.add(execution);
+    this.#executionOfRun.set(offer.runId, execution);
     this.#lend();
   }
 

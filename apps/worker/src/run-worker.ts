@@ -53,7 +53,9 @@ import {
   publishControl,
   createRedisRunEventPublisher,
   parseJob,
+  parseDecisionOffer,
   parseRunOffer,
+  replyToDecision,
   quitOrDisconnect,
   RUN_QUEUE_NAME,
   RunQueue,
@@ -61,6 +63,7 @@ import {
   subscribeChannel,
   type ControlMessage,
   workerChannel,
+  workerDecisionChannel,
   workerStartChannel,
 } from "@agentq/queue";
 import type { WorkerConfig } from "./config.ts";
@@ -286,6 +289,7 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
         signal: controller.signal,
         shouldHandBack: () => shuttingDown,
         ...(leaseOnFirstCommit ? { leaseOnFirstCommit } : {}),
+        ...(acquired.decisionOnFirstCommit ? { decisionOnFirstCommit: acquired.decisionOnFirstCommit } : {}),
       });
       logger.info({ run_id: lease.runId, outcome: outcome.kind }, "run execution ended");
       // The run ended or parked: it no longer counts against its user's max_active_runs, and one
@@ -293,7 +297,8 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
       if (outcome.kind !== "handed_back") requestAdmission(context.run.userId);
       return outcome;
     } finally {
-      active.delete(lease.runId);
+      // Only its own entry: a later execution of the run may have started (offered-runs.ts chains them).
+      if (active.get(lease.runId) === run) active.delete(lease.runId);
       // A renewal in flight now must not outlive the execution (its owner check also guards this).
       await renewing;
     }
@@ -375,23 +380,34 @@ export async function startRunWorker(options: StartRunWorkerOptions): Promise<Ru
     concurrency: config.concurrency,
     jobsInProgress: () => jobsInProgress,
     accepting: () => !shuttingDown && !worker.isPaused(),
-    ...offerHandlers({ prisma, workerId, leaseMs: config.leaseMs, schedule: enqueue, executeTaken, logger }),
+    ...offerHandlers({
+      prisma,
+      workerId,
+      leaseMs: config.leaseMs,
+      schedule: enqueue,
+      executeTaken,
+      replyToDecision: (decision, outcome) => replyToDecision(commands, decision.replyTo, decision.requestId, outcome),
+      logger,
+    }),
     setJobConcurrency: (slots) => setWorkerConcurrency(worker, slots),
     logger,
   });
   const offers = workerChannel(config.queuePrefix, workerId);
   // New runs offered with their context (queue run-offer.ts), to start with no take.
   const startOffers = workerStartChannel(config.queuePrefix, workerId);
+  // Decided approvals whose commit the API leaves to this worker's first commit of the run (queue run-decision-offer.ts).
+  const decisionOffers = workerDecisionChannel(config.queuePrefix, workerId);
   await subscribeChannel(subscriber, offers);
   await subscribeChannel(subscriber, startOffers);
+  await subscribeChannel(subscriber, decisionOffers);
   await subscribeChannel(subscriber, controlChannel(config.queuePrefix));
   // Seen (and so offered runs) only once its channel is heard: an offer before that would find nobody
   // listening, and the API would not offer this worker another run until its next beat.
   void recordPresence();
   const presence = setInterval(recordPresence, WORKER_PRESENCE_INTERVAL_MS);
   onChannelMessage(subscriber, (channel, text) => {
-    if (channel === offers || channel === startOffers) {
-      const offer = parseRunOffer(text);
+    if (channel === offers || channel === startOffers || channel === decisionOffers) {
+      const offer = channel === decisionOffers ? parseDecisionOffer(text) : parseRunOffer(text);
       if (offer) offeredRuns.receive(offer);
       return;
     }

@@ -6,6 +6,12 @@
 export { type RunAfterCommit, type RunCommandDependencies, cancelRun, decideRunApproval, startRun } from "./runs/run-commands.ts";
 export type { CreateRunInput, CreateRunResult } from "./runs/create-run.ts";
 export type { ApprovalDecisionKind, DecideApprovalInput, DecideApprovalResult } from "./runs/decide-approval.ts";
+export {
+  type ApprovalDecisionRecord,
+  approvalDecisionRecord,
+  type DecisionCommitOutcome,
+  type WorkerDecisionRequest,
+} from "./runs/approval-decision-record.ts";
 // Runs: what the API reads.
 export { getRunView, readRunEvents, readRunEventsWithToken, requireOwnRun, type RunEventsPage } from "./runs/run-queries.ts";
 export { isTerminal, RunStatus } from "./runs/run-status.ts";

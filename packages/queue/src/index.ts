@@ -6,6 +6,7 @@ export * from "./webhook-queue.ts";
 export * from "./pub-sub.ts";
 export * from "./redis-run-event-publisher.ts";
 export * from "./run-offer.ts";
+export * from "./run-decision-offer.ts";
 export * from "./check-eviction-policy.ts";
 export * from "./delete-keys-with-prefix.ts";
 export * from "./close-or-disconnect.ts";

@@ -42,6 +42,20 @@ export function workerStartChannel(prefix: string, workerId: string): string {
   return `${workerChannel(prefix, workerId)}:start`;
 }
 
+/**
+ * A worker's channel for decided approvals whose commit the deciding API instance leaves to it
+ * (run-decision-offer.ts): a worker of an earlier release does not listen here, so such an offer
+ * reaches nobody and the API commits the decision itself.
+ */
+export function workerDecisionChannel(prefix: string, workerId: string): string {
+  return `${workerChannel(prefix, workerId)}:decide`;
+}
+
+/** Where workers answer one API instance's decision offers (run-decision-offer.ts). In the queue's slot on a cluster. */
+export function apiDecisionReplyChannel(prefix: string, instanceId: string): string {
+  return `${prefix}:api:${instanceId}:decided`;
+}
+
 /** Where the rate limiter (rate-limiter-flexible) counts a limit's window: `<keyPrefix>:<user id>` under this. In the queue's slot on a cluster. */
 export function rateLimitKeyPrefix(prefix: string, pointsPerMinute: number): string {
   return `${prefix}:ratelimit:${pointsPerMinute}`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HANDOVER_CONTEXT_MAX_LENGTH, type NewRunStart, type ResumeHandover, type RunGeneration } from "@agentq/core";
+import { type ApprovalDecisionRecord, HANDOVER_CONTEXT_MAX_LENGTH, type NewRunStart, type ResumeHandover, type RunGeneration } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
 import { publishMessage } from "./pub-sub.ts";
 import { workerChannel, workerStartChannel } from "./redis-keys.ts";
@@ -33,6 +33,19 @@ export interface RunOffer {
    * no take (core runs/new-run-start.ts).
    */
   start?: OfferedStart;
+  /**
+   * The decision on the run's last pending approval, not committed yet: this worker's first commit of
+   * the run records it, and the worker tells the deciding API instance what became of it
+   * (run-decision-offer.ts). Comes with `handover`; `generation` is the run's as the decision read it.
+   */
+  decision?: OfferedDecision;
+}
+
+/** A decision a worker is offered to commit, and where to say what became of it. */
+export interface OfferedDecision {
+  record: ApprovalDecisionRecord;
+  requestId: string;
+  replyTo: string;
 }
 
 /** A new run's start as a worker receives it: the context parsed with the offer. */
@@ -42,7 +55,35 @@ export interface OfferedStart {
 }
 
 /** An offer as sent: a new run's context goes as the JSON text its read returned (offerRun). */
-export type OfferToSend = Omit<RunOffer, "start"> & { start?: NewRunStart };
+export type OfferToSend = Omit<RunOffer, "start" | "decision"> & { start?: NewRunStart };
+
+/** A handover as the wire carries it (snake_case), in an offer and in a decision offer (run-decision-offer.ts). */
+export const handoverMessageSchema = z
+  .object({
+    context: z.string().max(HANDOVER_CONTEXT_MAX_LENGTH),
+    decided: z
+      .array(
+        z
+          .object({
+            approval_id: z.string().min(1).max(200),
+            status: z.enum(["allowed", "denied"]),
+            edited_arguments: z.record(z.string(), z.unknown()).optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(1000),
+    grant: z
+      .object({ tool: z.string().min(1).max(200), effects: z.array(z.string().max(64)).max(16) })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+
+/** The trace fields an offer carries (RunOffer.trace). */
+export const traceFieldsSchema = z
+  .record(z.string().max(64), z.string().max(1024))
+  .refine((fields) => Object.keys(fields).length <= 8, "at most 8 trace fields");
 
 const runOfferMessage = z
   .object({
@@ -52,32 +93,8 @@ const runOfferMessage = z
     run_id: z.string().min(1).max(200),
     last_event_seq: z.number().int().min(0),
     lease_version: z.number().int().min(0),
-    trace: z
-      .record(z.string().max(64), z.string().max(1024))
-      .refine((fields) => Object.keys(fields).length <= 8, "at most 8 trace fields")
-      .optional(),
-    handover: z
-      .object({
-        context: z.string().max(HANDOVER_CONTEXT_MAX_LENGTH),
-        decided: z
-          .array(
-            z
-              .object({
-                approval_id: z.string().min(1).max(200),
-                status: z.enum(["allowed", "denied"]),
-                edited_arguments: z.record(z.string(), z.unknown()).optional(),
-              })
-              .strict(),
-          )
-          .min(1)
-          .max(1000),
-        grant: z
-          .object({ tool: z.string().min(1).max(200), effects: z.array(z.string().max(64)).max(16) })
-          .strict()
-          .nullable(),
-      })
-      .strict()
-      .optional(),
+    trace: traceFieldsSchema.optional(),
+    handover: handoverMessageSchema.optional(),
     // Only on the channel of workers that read it (workerStartChannel): this schema is strict, so a
     // worker of an earlier release would drop the whole offer. The context is the JSON its read
     // returned, embedded as it is (checked by the worker as a take's row is: core runs/new-run-start.ts).
@@ -141,9 +158,9 @@ export function parseRunOffer(text: string): RunOffer | null {
   };
 }
 
-type HandoverMessage = NonNullable<z.input<typeof runOfferMessage>["handover"]>;
+type HandoverMessage = z.input<typeof handoverMessageSchema>;
 
-function handoverMessage(handover: ResumeHandover): HandoverMessage {
+export function handoverMessage(handover: ResumeHandover): HandoverMessage {
   return {
     context: handover.context,
     decided: handover.decided.map((decided) => ({
@@ -155,7 +172,7 @@ function handoverMessage(handover: ResumeHandover): HandoverMessage {
   };
 }
 
-function handoverOf(message: z.output<typeof runOfferMessage>["handover"] & object): ResumeHandover {
+export function handoverOf(message: z.output<typeof handoverMessageSchema>): ResumeHandover {
   return {
     context: message.context,
     decided: message.decided.map((decided) => ({

@@ -42,7 +42,7 @@ export const approvalRoutes = [
     handler: async ({ dependencies, caller, admitCaller, body }) => {
       const { runs } = dependencies;
       const result = await decideRunApproval(
-        { ...commandDependencies(dependencies), approvalSecret: runs.approvalSecret, tools: runs.tools },
+        { ...commandDependencies(dependencies), approvalSecret: runs.approvalSecret, tools: runs.tools, commitOnWorker: runs.commitOnWorker },
         { caller, admitCaller, approvalId: body.tool_approval_id, decision: body.tool_approval_decision, arguments: body.arguments },
       );
       return { status: 202, body: { run_id: result.runId, status: result.status } };

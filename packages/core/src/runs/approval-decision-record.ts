@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { auditEntryRow } from "../audit/record-audit-entry.ts";
 import type { RunStatementChange } from "../store/run-statement.ts";
+import type { ResumeHandover } from "./resume-handover.ts";
+import type { RunGeneration } from "./run-loop-dependencies.ts";
+import type { RunStatus } from "./run-status.ts";
 
 /**
  * A decision on a paused call as its request worked it out from its read (decide-approval.ts): what
@@ -31,6 +34,31 @@ export const approvalDecisionRecord = z
   .strict();
 
 export type ApprovalDecisionRecord = z.infer<typeof approvalDecisionRecord>;
+
+/**
+ * The decision of a run's last pending approval, uncommitted, for the worker the run is handed to
+ * (DecideApprovalDependencies.commitOnWorker): its first commit of the run records it.
+ */
+export interface WorkerDecisionRequest {
+  worker: string;
+  /** The run's as the decision read it: the first commit's fence. */
+  generation: RunGeneration;
+  handover: ResumeHandover;
+  record: ApprovalDecisionRecord;
+}
+
+/**
+ * What became of a decision left to a worker: `committed` (its first commit of the run recorded the
+ * decision, consuming this many approvals; the run's status after it), `refused` (the fence refused that
+ * commit: the run changed since the decision read it, nothing written), `declined` (nothing was sent to
+ * Postgres: the worker had no free slot, was stopping, or none heard the offer), `unknown` (the commit
+ * failed or its answer did not come back: it may have landed).
+ */
+export type DecisionCommitOutcome =
+  | { kind: "committed"; approvalsDecided: number; status: RunStatus }
+  | { kind: "refused" }
+  | { kind: "declined" }
+  | { kind: "unknown" };
 
 /** The status the decided approvals take. */
 export function decidedStatus(record: ApprovalDecisionRecord): "allowed" | "denied" {

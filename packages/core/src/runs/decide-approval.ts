@@ -6,10 +6,11 @@ import type { RunEventRecord } from "../events/run-event.ts";
 import type { GenerateId } from "../ids.ts";
 import { RunFinishedError, RunStateConflictError } from "./run-errors.ts";
 import { isTerminal, RunStatus } from "./run-status.ts";
+import { assertNever } from "./run-outcome.ts";
 import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { commitRunStatement, emptyStatementChange } from "../store/run-statement.ts";
 import type { SqlRunner } from "../store/sql-pool.ts";
-import { readApprovalForDecision } from "../store/statements/approval-statements.ts";
+import { decidedRunStatus, readApprovalForDecision } from "../store/statements/approval-statements.ts";
 import type { AuthenticatedUser, RequestCaller } from "../users/user.ts";
 import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { validateToolArguments } from "../tools/parse-tool-arguments.ts";
@@ -17,7 +18,7 @@ import { workspaceFileRevision } from "../workspaces/workspace-files.ts";
 import { isApprovalIntact } from "../policy/approval-seal.ts";
 import { WORKER_PRESENCE_TIMEOUT_MS } from "../services/load-service-status.ts";
 import { HANDOVER_CONTEXT_MAX_LENGTH, type ResumeHandover } from "./resume-handover.ts";
-import { type ApprovalDecisionRecord, stageApprovalDecision } from "./approval-decision-record.ts";
+import { type ApprovalDecisionRecord, type DecisionCommitOutcome, stageApprovalDecision, type WorkerDecisionRequest } from "./approval-decision-record.ts";
 
 export type ApprovalDecisionKind = "allow_task" | "allow_chat" | "deny";
 
@@ -69,6 +70,12 @@ export interface DecideApprovalDependencies {
   generateId: GenerateId;
   approvalSecret: string;
   tools: { get(name: string): ToolDefinition | undefined };
+  /**
+   * Leaves the decision of a run's last pending approval, uncommitted, to the live worker the run is
+   * handed to, whose first commit of the run records it (the API: queue run-decision-offer.ts). Unset,
+   * or when the worker declines: the decision commits here and the run is then offered to the worker.
+   */
+  commitOnWorker?: (request: WorkerDecisionRequest) => Promise<DecisionCommitOutcome>;
 }
 
 export interface DecideApprovalResult {
@@ -77,8 +84,10 @@ export interface DecideApprovalResult {
   runId: string;
   status: RunStatus;
   events: RunEventRecord[];
+  /** The last pending approval was decided: the run resumes (with `resume`, or already resumed by the worker that committed the decision). */
+  resumed: boolean;
   /**
-   * The last pending approval was decided: hand the run to a worker with this generation; `worker`: a
+   * The last pending approval was decided and committed here: hand the run to a worker with this generation; `worker`: a
    * live worker to offer it to first, picked weighted by its free slots (null: none seen, enqueue it).
    */
   resume: { lastEventSeq: number; leaseVersion: number; worker: string | null; handover: ResumeHandover | null } | null;
@@ -102,8 +111,11 @@ export interface DecideApprovalResult {
  */
 export async function decideApproval(dependencies: DecideApprovalDependencies, input: DecideApprovalInput): Promise<DecideApprovalResult> {
   const pool = sqlPoolOf(dependencies.prisma);
+  // The audit entry ids of this request's decisions left to a worker that did not answer: one of them
+  // may have committed after all.
+  const unanswered: string[] = [];
   for (let attempt = 1; ; attempt += 1) {
-    const outcome = await attemptDecision(dependencies, pool, input, attempt);
+    const outcome = await attemptDecision(dependencies, pool, input, attempt, unanswered);
     if (!("changedRunId" in outcome)) return outcome;
     // Something else was committed to the run since the read (another of its approvals decided, a cancel).
     if (attempt >= DECISION_ATTEMPTS) throw new RunStateConflictError(outcome.changedRunId, "the run kept changing meanwhile; fetch it again");
@@ -123,6 +135,7 @@ async function attemptDecision(
   pool: SqlRunner,
   input: DecideApprovalInput,
   attempt: number,
+  unanswered: string[],
 ): Promise<DecideApprovalResult | { changedRunId: string }> {
   const now = dependencies.clock();
   const read = await readApprovalForDecision(pool, {
@@ -142,7 +155,12 @@ async function attemptDecision(
   const allow = input.decision !== "deny";
   // A decided approval stays "already decided" after its run finishes: a replayed click must not
   // read as if the run had been cancelled under it.
-  if (isDecided(approval.status)) throw new ApprovalAlreadyDecidedError(approval.id);
+  if (isDecided(approval.status)) {
+    // Decided by this request, on the worker that did not answer: it committed after all.
+    const status = unanswered.length > 0 ? await decidedRunStatus(pool, unanswered, approval.runId) : null;
+    if (status !== null) return { caller, runId: approval.runId, status, events: [], resumed: true, resume: null };
+    throw new ApprovalAlreadyDecidedError(approval.id);
+  }
   if (isTerminal(approval.runStatus) || approval.status !== "pending") throw new RunFinishedError(approval.runId);
   if (approval.runStatus !== RunStatus.awaiting_approval) throw new RunStateConflictError(approval.runId, "the run changed state meanwhile; fetch it again");
   // A record altered in the database is treated like a forged id.
@@ -198,6 +216,40 @@ async function attemptDecision(
     approval.runContext.length <= HANDOVER_CONTEXT_MAX_LENGTH
       ? { worker: approval.offerWorker, context: approval.runContext, leaseMs: approval.offerLeaseMs }
       : null;
+  const handover: ResumeHandover | null = handTo && {
+    context: handTo.context,
+    decided: change.approvalDecisions.map((decided) => ({
+      approvalId: decided.id,
+      status: decided.status,
+      ...(decided.editedArguments !== undefined ? { editedArguments: decided.editedArguments } : {}),
+    })),
+    grant: change.grants[0] ? { tool: change.grants[0].tool, effects: change.grants[0].effects } : null,
+  };
+  if (handTo && handover && dependencies.commitOnWorker) {
+    const generation = { lastEventSeq: approval.lastEventSeq, leaseVersion: approval.leaseVersion };
+    const outcome = await dependencies.commitOnWorker({ worker: handTo.worker, generation, handover, record });
+    const handedOn = (status: RunStatus): DecideApprovalResult => ({ caller, runId: approval.runId, status, events: [], resumed: true, resume: null });
+    switch (outcome.kind) {
+      case "committed":
+        // As below: the fence let the decision through, so this is the last word on exactly once.
+        if (outcome.approvalsDecided !== record.approvals.length) throw new ApprovalAlreadyDecidedError(approval.id);
+        return handedOn(outcome.status);
+      case "refused":
+        return { changedRunId: approval.runId };
+      case "unknown": {
+        unanswered.push(record.auditEntryId);
+        const status = await decidedRunStatus(pool, [record.auditEntryId], approval.runId);
+        if (status !== null) return handedOn(status);
+        // Not committed (yet): committed here, under the same fence, so that of the two commits one
+        // at most goes through; a later read sees which.
+        break;
+      }
+      case "declined":
+        break;
+      default:
+        return assertNever(outcome);
+    }
+  }
   if (stillPending === 0) change.status = RunStatus.queued;
   if (handTo) change.handTo = { owner: handTo.worker, leaseSeconds: handTo.leaseMs / 1000 };
   const committed = await commitRunStatement(pool, change, now);
@@ -210,21 +262,14 @@ async function attemptDecision(
     runId: approval.runId,
     status: committed.run.status,
     events: committed.events,
+    resumed: stillPending === 0,
     resume:
       stillPending === 0
         ? {
             lastEventSeq: committed.run.lastEventSeq,
             leaseVersion: committed.run.leaseVersion,
             worker: approval.offerWorker,
-            handover: handTo && {
-              context: handTo.context,
-              decided: change.approvalDecisions.map((decided) => ({
-                approvalId: decided.id,
-                status: decided.status,
-                ...(decided.editedArguments !== undefined ? { editedArguments: decided.editedArguments } : {}),
-              })),
-              grant: change.grants[0] ? { tool: change.grants[0].tool, effects: change.grants[0].effects } : null,
-            },
+            handover,
           }
         : null,
   };

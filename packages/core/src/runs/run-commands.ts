@@ -5,10 +5,9 @@ import { sqlPoolOf, type PrismaClient } from "../store/create-prisma-client.ts";
 import { inSqlTransaction } from "../store/sql-pool.ts";
 import { inSpan, setSpanAttributes } from "../telemetry/in-span.ts";
 import { SpanName, TraceAttribute } from "../telemetry/trace-attributes.ts";
-import type { ToolDefinition } from "../tools/tool-definition.ts";
 import { cancelRunInTransaction } from "./cancel-run.ts";
 import { createRun, type CreateRunInput, type CreateRunResult } from "./create-run.ts";
-import { decideApproval, type DecideApprovalInput, type DecideApprovalResult } from "./decide-approval.ts";
+import { decideApproval, type DecideApprovalDependencies, type DecideApprovalInput, type DecideApprovalResult } from "./decide-approval.ts";
 import type { LoopLogger, RunGeneration } from "./run-loop-dependencies.ts";
 import { requireOwnRun } from "./run-queries.ts";
 import { scheduleRunOfChat } from "./schedule-run-of-chat.ts";
@@ -110,7 +109,7 @@ export async function cancelRun(
  * either way: if the queue is down now, the reconciler resumes the run later.
  */
 export async function decideRunApproval(
-  dependencies: RunCommandDependencies & { approvalSecret: string; tools: { get(name: string): ToolDefinition | undefined } },
+  dependencies: RunCommandDependencies & Pick<DecideApprovalDependencies, "approvalSecret" | "tools" | "commitOnWorker">,
   input: DecideApprovalInput,
 ): Promise<DecideApprovalResult> {
   const attributes = () => ({ [TraceAttribute.approvalId]: input.approvalId, [TraceAttribute.approvalDecision]: input.decision });
@@ -118,7 +117,7 @@ export async function decideRunApproval(
   return inSpan(SpanName.approvalDecide, attributes, async (span) => {
     const { afterCommit } = dependencies;
     const result = await decideApproval(dependencies, input);
-    setSpanAttributes(span, () => ({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resume !== null }));
+    setSpanAttributes(span, () => ({ [TraceAttribute.runId]: result.runId, [TraceAttribute.approvalResumed]: result.resumed }));
     // decideApproval found the approval as the caller's, and an approval is its run owner's.
     afterCommit.publish({ id: result.runId, userId: result.caller.id }, result.events);
     if (result.resume) {

@@ -3,6 +3,7 @@ import type { SqlRunner } from "../store/sql-pool.ts";
 import { clearRunLease, extendRunLeases, returnHandedRun, selectRunLeaseState, takeRunLease } from "../store/statements/run-lease-statements.ts";
 import { type RunContext, runContextOf } from "./load-run-context.ts";
 import type { RunGeneration } from "./run-loop-dependencies.ts";
+import type { ExecuteRunInput } from "./loop/run-execution.ts";
 import { isParked, isTerminal, type RunStatus } from "./run-status.ts";
 
 /** A worker's hold on a run: every write it makes names `leaseVersion` (fencing). */
@@ -20,8 +21,16 @@ export type AcquireOutcome =
    * `context`: the run as the statement that took it read it (executeRun needs no read of its own).
    * `admissionAwaited`: the user has runs admission would pick (the take left one fewer waiting).
    * `leaseOnFirstCommit`: not taken yet; the execution's first commit takes the lease (runs/new-run-start.ts).
+   * `decisionOnFirstCommit`: the decision the first commit records (runs/approval-decision-record.ts).
    */
-  | { kind: "acquired"; lease: RunLease; context: RunContext; admissionAwaited: boolean; leaseOnFirstCommit?: boolean }
+  | {
+      kind: "acquired";
+      lease: RunLease;
+      context: RunContext;
+      admissionAwaited: boolean;
+      leaseOnFirstCommit?: boolean;
+      decisionOnFirstCommit?: ExecuteRunInput["decisionOnFirstCommit"];
+    }
   /** Another worker holds a live lease: try again once it may have expired. */
   | { kind: "lease_held"; retryAt: Date }
   /** An earlier run of the same chat is still active: the run is started when that one ends. */

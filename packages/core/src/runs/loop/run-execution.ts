@@ -5,6 +5,7 @@ import type { FileReadLedger } from "../../tools/tool-definition.ts";
 import type { RunContext } from "../load-run-context.ts";
 import type { LoopState } from "../loop-state.ts";
 import { abortReasonOf } from "../run-abort.ts";
+import { type ApprovalDecisionRecord, type DecisionCommitOutcome, stageApprovalDecision } from "../approval-decision-record.ts";
 import { LeaseLostError } from "../run-errors.ts";
 import type { RunLease } from "../run-lease.ts";
 import type { RunLoopDependencies } from "../run-loop-dependencies.ts";
@@ -24,7 +25,19 @@ export interface ExecuteRunInput {
    * took, and `onLeased` is called.
    */
   leaseOnFirstCommit?: { leaseSeconds: number; onLeased: () => void };
+  /**
+   * A decision on the run's last pending approval that its deciding request left to this execution to
+   * commit (runs/decision-on-worker.ts): staged before anything else, so that the first commit records
+   * the decision, fenced by the run's last event seq as the decision read it, and takes the lease
+   * (`leaseOnFirstCommit`, from the run's version as read) in one statement. `settle` learns what
+   * became of it: committed (and how many of its approvals the commit consumed), or refused by the
+   * fence (nothing written; the execution then ends as a lost lease).
+   */
+  decisionOnFirstCommit?: { record: ApprovalDecisionRecord; settle: (outcome: FirstCommitDecisionOutcome) => void };
 }
+
+/** What the first commit of an execution made of the decision it carried (ExecuteRunInput.decisionOnFirstCommit). */
+export type FirstCommitDecisionOutcome = Extract<DecisionCommitOutcome, { kind: "committed" | "refused" }>;
 
 /** Why the loop must stop before its next model request or tool call; `cancel` is finished by the driver. */
 export type Interruption = RunOutcome | "cancel";
@@ -58,6 +71,8 @@ export class RunExecution {
   #staged: RunStatementChange | null = null;
   /** The lease the next commit takes (ExecuteRunInput.leaseOnFirstCommit); null once held. */
   #leaseToTake: ExecuteRunInput["leaseOnFirstCommit"] | null;
+  /** Told what the next commit made of the decision staged first (ExecuteRunInput.decisionOnFirstCommit); null once told. */
+  #decisionToSettle: ((outcome: FirstCommitDecisionOutcome) => void) | null = null;
 
   constructor(dependencies: RunLoopDependencies, input: ExecuteRunInput, context: RunContext) {
     this.dependencies = dependencies;
@@ -66,6 +81,12 @@ export class RunExecution {
     this.loopState = context.loopState;
     this.#cancelRequested = context.run.cancelRequested;
     this.#leaseToTake = input.leaseOnFirstCommit ?? null;
+    if (input.decisionOnFirstCommit) {
+      const { record, settle } = input.decisionOnFirstCommit;
+      this.#staged = emptyStatementChange(context.run.id, input.lease.leaseVersion);
+      stageApprovalDecision(this.#staged, record);
+      this.#decisionToSettle = settle;
+    }
     this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
     this.fileReads = createFileReadLedger(dependencies.prisma, context.run.id, (read) => this.stage((change) => stageFileRead(change, read)));
     const { run } = context;
@@ -100,7 +121,13 @@ export class RunExecution {
     const leaseToTake = this.#leaseToTake;
     if (leaseToTake) staged.handTo = { owner: this.input.lease.owner, leaseSeconds: leaseToTake.leaseSeconds };
     const result = await this.dependencies.commits.commit(staged, this.context.run.chatId);
-    if (!result) throw new LeaseLostError(this.runId);
+    const decisionToSettle = this.#decisionToSettle;
+    this.#decisionToSettle = null;
+    if (!result) {
+      decisionToSettle?.({ kind: "refused" });
+      throw new LeaseLostError(this.runId);
+    }
+    decisionToSettle?.({ kind: "committed", approvalsDecided: result.approvalsDecided, status: result.run.status });
     if (leaseToTake) {
       // Held now, at the version this commit bumped to: every later commit, renewal and release names it.
       this.input.lease.leaseVersion = result.run.leaseVersion;

@@ -114,3 +114,16 @@ export async function readApprovalForDecision(
   if (!approval.success) throw new SqlRowError(READ_SQL, approval.error);
   return { caller, approval: approval.data };
 }
+
+const DECIDED_RUN_STATUS_SQL = `SELECT r.status::text AS status FROM runs AS r
+WHERE r.id = $2 AND EXISTS (SELECT 1 FROM audit_entries AS a WHERE a.id = ANY($1::text[]))`;
+
+/**
+ * The run's status if one of these decisions committed (each decision's commit writes its audit entry,
+ * whose id the decision chose: runs/approval-decision-record.ts); null if none did. For a decision left
+ * to a worker whose answer did not come back.
+ */
+export async function decidedRunStatus(runner: SqlRunner, auditEntryIds: readonly string[], runId: string): Promise<RunStatus | null> {
+  const [row] = await queryParsed(runner, DECIDED_RUN_STATUS_SQL, [auditEntryIds, runId], z.object({ status: z.enum(RunStatus) }));
+  return row?.status ?? null;
+}
