@@ -50,8 +50,8 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
   /**
    * A decision left to this worker: the run's first commit records it and takes the lease, fenced by the
    * run as the decision read it; the API is told what became of it as soon as that commit is back. A
-   * decision that never reached Postgres (the context would not parse, the execution stopped first) is
-   * declined; a first commit that failed is `unknown` to the API, which looks for itself.
+   * decision whose context does not parse is declined (nothing was sent to Postgres); one whose first
+   * commit failed, or whose execution failed before it, is `unknown` to the API, which looks for itself.
    */
   const executeDecided = async (offer: RunOffer, decision: OfferedDecision, handover: ResumeHandover): Promise<void> => {
     // Set by the first commit (through `settle`), so read through the object.
@@ -81,8 +81,8 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
         await enqueueRun(offer.runId, handedOn(offer, acquired));
       }
     } finally {
-      // No first commit came back: declined if none was sent; otherwise it may have landed.
-      if (settled.outcome === null) settle({ kind: acquired.decisionOnFirstCommit === undefined ? "declined" : "unknown" });
+      // No first commit came back (it failed, or the execution failed before it): it may have landed.
+      if (settled.outcome === null) settle({ kind: "unknown" });
     }
   };
 

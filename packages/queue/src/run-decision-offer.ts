@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { approvalDecisionRecord, type ApprovalDecisionRecord, type DecisionCommitOutcome, type ResumeHandover, RunStatus } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
+import { parseMessage } from "./parse-message.ts";
 import { publishMessage } from "./pub-sub.ts";
 import { workerDecisionChannel } from "./redis-keys.ts";
 import { handoverMessage, handoverMessageSchema, handoverOf, type RunOffer, traceFieldsSchema } from "./run-offer.ts";
@@ -63,23 +64,17 @@ export async function offerDecision(redis: RedisClient, prefix: string, workerId
 
 /** The decision offer a worker's decision channel carried, as an offer with its `decision`; null for anything else. */
 export function parseDecisionOffer(text: string): (RunOffer & Required<Pick<RunOffer, "handover" | "decision">>) | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = decisionOfferMessage.safeParse(json);
-  if (!parsed.success) return null;
-  const { request_id: requestId, reply_to: replyTo, run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace } = parsed.data;
+  const parsed = parseMessage(decisionOfferMessage, text);
+  if (!parsed) return null;
+  const { request_id: requestId, reply_to: replyTo, run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace } = parsed;
   // The decision is of this run: a record of another run's would be committed against the wrong row.
-  if (parsed.data.decision.runId !== runId) return null;
+  if (parsed.decision.runId !== runId) return null;
   return {
     runId,
     generation: { lastEventSeq, leaseVersion },
     ...(trace ? { trace } : {}),
-    handover: handoverOf(parsed.data.handover),
-    decision: { record: parsed.data.decision, requestId, replyTo },
+    handover: handoverOf(parsed.handover),
+    decision: { record: parsed.decision, requestId, replyTo },
   };
 }
 
@@ -104,15 +99,9 @@ export async function replyToDecision(redis: RedisClient, replyTo: string, reque
 
 /** A worker's answer to a decision offer; null for anything else. */
 export function parseDecisionReply(text: string): { requestId: string; outcome: DecisionCommitOutcome } | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = decisionReplyMessage.safeParse(json);
-  if (!parsed.success) return null;
-  const { request_id: requestId, outcome, approvals_decided: approvalsDecided, status } = parsed.data;
+  const parsed = parseMessage(decisionReplyMessage, text);
+  if (!parsed) return null;
+  const { request_id: requestId, outcome, approvals_decided: approvalsDecided, status } = parsed;
   if (outcome !== "committed") return { requestId, outcome: { kind: outcome } };
   if (approvalsDecided === undefined || status === undefined) return null;
   return { requestId, outcome: { kind: "committed", approvalsDecided, status } };

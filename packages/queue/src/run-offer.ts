@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { type ApprovalDecisionRecord, HANDOVER_CONTEXT_MAX_LENGTH, type NewRunStart, type ResumeHandover, type RunGeneration } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
+import { parseMessage } from "./parse-message.ts";
 import { publishMessage } from "./pub-sub.ts";
 import { workerChannel, workerStartChannel } from "./redis-keys.ts";
 
@@ -140,15 +141,9 @@ export async function offerRun(redis: RedisClient, prefix: string, workerId: str
 
 /** The offer a worker's channel carried; null for anything else (the channel is Redis', so checked like any input). */
 export function parseRunOffer(text: string): RunOffer | null {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = runOfferMessage.safeParse(json);
-  if (!parsed.success) return null;
-  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover, start } = parsed.data;
+  const parsed = parseMessage(runOfferMessage, text);
+  if (!parsed) return null;
+  const { run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace, handover, start } = parsed;
   return {
     runId,
     generation: { lastEventSeq, leaseVersion },
