@@ -1,7 +1,7 @@
 import type { RunOffer } from "@agentq/queue";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { OfferedRuns } from "./offered-runs.ts";
+import { OfferedRuns, PREVIOUS_EXECUTION_WAIT_MS } from "./offered-runs.ts";
 
 /** A worker's slots as OfferedRuns sees them: BullMQ's jobs in progress, and executions settled by hand. */
 function harness(options: { concurrency: number; jobsInProgress: number; maxWaitMs?: number }) {
@@ -71,17 +71,27 @@ describe("runs offered to a worker", () => {
     expect(worker.offered.waitingLeases()).toEqual([]);
   });
 
-  it("executes a run offered again once its execution here has ended, and declines a decision of a run in execution", async () => {
+  it("executes a run offered again once its execution here has ended: a decision waits for it a moment, then is declined", async () => {
     const worker = harness({ concurrency: 4, jobsInProgress: 0 });
-    worker.offered.receive(decided("run_a"));
-    worker.offered.receive(decided("run_a"));
-    expect(worker.enqueued).toEqual(["run_a"]);
     worker.offered.receive(handedOver("run_a"));
+    // The execution that parked the run ends a moment after its decision arrived: the decision runs then.
+    worker.offered.receive(decided("run_a"));
     expect(worker.started).toEqual(["run_a"]);
     await worker.finish("run_a");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(worker.started).toEqual(["run_a", "run_a"]);
+    expect(worker.enqueued).toEqual([]);
+    // Another decision of the run, while that one goes on: declined once PREVIOUS_EXECUTION_WAIT_MS is over.
+    worker.offered.receive(decided("run_a"));
+    await new Promise((resolve) => setTimeout(resolve, PREVIOUS_EXECUTION_WAIT_MS + 50));
+    expect(worker.enqueued).toEqual(["run_a"]);
+    expect(worker.started).toEqual(["run_a", "run_a"]);
+    // A plain handover waits for the execution in progress however long it takes.
+    worker.offered.receive(handedOver("run_a"));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(worker.started).toEqual(["run_a", "run_a"]);
     await worker.finish("run_a");
-    worker.offered.receive(decided("run_a"));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(worker.started).toEqual(["run_a", "run_a", "run_a"]);
   });
 

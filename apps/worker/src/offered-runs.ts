@@ -31,6 +31,25 @@ export interface OfferedRunsOptions {
 /** The default `maxWaitMs`. */
 export const OFFER_MAX_WAIT_MS = 5000;
 
+/**
+ * How long a decision left to this worker waits for the run's execution here to end. Default 500 ms:
+ * the execution that parked the run ends within milliseconds of the park; one that holds the run for
+ * longer is another decision's, and this one's API, waiting for the answer, is better told at once.
+ */
+export const PREVIOUS_EXECUTION_WAIT_MS = 500;
+
+/** True once `execution` has settled, false if it has not within `ms`. */
+function endedWithin(execution: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+    void execution.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
 interface WaitingOffer {
   offer: RunOffer;
   giveUp: NodeJS.Timeout;
@@ -61,15 +80,15 @@ export interface WaitingLease {
  * offered runs, whose ends then start the waiting ones), each for at most `maxWaitMs`; past either,
  * for a plain offer (a new run, or a decided one not handed over), and when the worker is paused or
  * stopping, the run goes to the queue as the API would have sent it. A decision left to this worker
- * (queue run-decision-offer.ts) never waits: with no slot free it is declined at once, and the API
- * commits it and offers the run as above. The worker renews the waiting
+ * (queue run-decision-offer.ts) never waits for a slot: with none free it is declined at once, and the
+ * API commits it and offers the run as above. The worker renews the waiting
  * runs' leases with its own (`waitingLeases`), and drops a waiting run whose lease it lost
  * (`dropLost`: a cancel took it).
  */
 export class OfferedRuns {
   readonly #options: OfferedRunsOptions;
   readonly #executions = new Set<Promise<void>>();
-  /** The last execution started of each run (#start). */
+  /** Settles when every execution of the run started here so far has ended (#start). */
   readonly #executionOfRun = new Map<string, Promise<void>>();
   readonly #waiting: WaitingOffer[] = [];
 
@@ -151,30 +170,37 @@ export class OfferedRuns {
   }
 
   #start(offer: RunOffer): void {
-    // One execution of a run at a time here. A run offered again while one is in progress (decisions
-    // on its approval from two clicks, one left to this worker and the other committed by its API and
-    // handed over) starts once that one has ended, by then refused by the fence or done; a decision
-    // offered then is declined, for its API to commit it (the fence decides between the two).
+    // One execution of a run at a time here: a run offered again while one is in progress starts once
+    // that one has ended. Usually that one is the execution that parked the run, still winding up when
+    // a quick decision arrives; or a decision from another click, which the fence lets through or not.
+    // A decision waits for it PREVIOUS_EXECUTION_WAIT_MS at most (its API waits for the answer), and is
+    // declined past that, for its API to commit it (the fence decides between the two decisions).
     const previous = this.#executionOfRun.get(offer.runId);
-    if (previous && offer.decision) {
-      void this.#options.enqueue(offer);
-      return;
-    }
     // The deciding request's trace goes on in the execution, as a job's would.
     const executeOffer = () => withTraceCarrier(offer.trace, () => this.#options.execute(offer));
-    const execution: Promise<void> = (previous ? previous.then(executeOffer) : executeOffer())
+    const afterPrevious = (): Promise<void> => {
+      if (!previous) return executeOffer();
+      if (!offer.decision) return previous.then(executeOffer);
+      return endedWithin(previous, PREVIOUS_EXECUTION_WAIT_MS).then((ended) => (ended ? executeOffer() : this.#options.enqueue(offer)));
+    };
+    const execution: Promise<void> = afterPrevious()
       .catch((error: unknown) => {
         this.#options.logger.warn({ err: error, run_id: offer.runId }, "could not take an offered run; enqueueing it");
         return this.#options.enqueue(offer);
       })
       .finally(() => {
         this.#executions.delete(execution);
-        if (this.#executionOfRun.get(offer.runId) === execution) this.#executionOfRun.delete(offer.runId);
         this.#startWaiting();
         this.#lend();
       });
     this.#executions.add(execution);
-    this.#executionOfRun.set(offer.runId, execution);
+    // The run's executions here are over once this one and the one before it are (a declined decision
+    // ends before the execution it did not wait for).
+    const runDone = previous ? Promise.all([previous, execution]).then(() => undefined) : execution;
+    this.#executionOfRun.set(offer.runId, runDone);
+    void runDone.then(() => {
+      if (this.#executionOfRun.get(offer.runId) === runDone) this.#executionOfRun.delete(offer.runId);
+    });
     this.#lend();
   }
 
