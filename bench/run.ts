@@ -281,8 +281,10 @@ async function workloadW2(stack: BenchStack, runs = RUNS): Promise<Record<string
 
 /**
  * BENCH_TRACE=1: where a resume's time goes, from the events' commit clocks (API and worker share
- * this machine's clock): decision sent → its commit in the API → the worker's first commit of the
- * resumed execution → the write's result committed → its tool.completed received here. p50 of each.
+ * this machine's clock): decision sent → its commit → the worker's first commit of the resumed
+ * execution → the write's result committed → its tool.completed received here. p50 of each. A decision
+ * the worker commits (core runs/approval-decision-record.ts) is committed by that first commit:
+ * `to_decision_commit` then spans the way to it, and `to_worker_first_commit` is 0.
  */
 async function resumeStages(stack: BenchStack, decided: Map<string, number>, received: Map<string, number>): Promise<Record<string, number>> {
   return withBenchDatabase(stack, async (client) => {

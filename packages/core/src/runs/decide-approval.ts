@@ -102,6 +102,12 @@ export interface DecideApprovalResult {
  * more, makes the run queued again, leased to the live worker the read picked if there is one
  * (resume-handover.ts). The worker that resumes it re-checks policy where the call runs.
  *
+ * When the decision resumes the run and `commitOnWorker` is given (the API), that commit is left to the
+ * worker the run is handed to: its first commit of the run stages the same decision
+ * (approval-decision-record.ts) under the same fence, with the resumption, one round trip fewer before
+ * the approved call runs. The worker answers what became of it; declined, the decision commits here; no
+ * answer, it commits here unless its audit entry (whose id this request chose) shows it committed.
+ *
  * No lock and no transaction around the two: the commit is fenced by the run's last event seq as read
  * (whatever changes a run's approvals, a decision or a cancel, appends an event to it), so a decision
  * that read before another change committed writes nothing and reads again. Two round trips on the
