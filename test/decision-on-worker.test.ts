@@ -6,7 +6,8 @@ import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
 import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
 import { jobsAddedFor } from "./faults-helpers.ts";
-import { asOnlyWorkerSeen } from "./support/offer-test-helpers.ts";
+import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
+import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
 
 // The decision of a run's last pending approval is left to the worker the run is handed to (queue
@@ -158,5 +159,27 @@ describe("a decision left to the worker the run is handed to", () => {
     expect(events.some((event) => event.type === "approval.decided" || event.type === "run.resumed")).toBe(false);
     expect(events.at(-1)?.type).toBe("run.cancelled");
     expect(await auditEntriesOf(stack, approvalId)).toBe(0);
+  });
+
+  it("is not offered to a worker of one slot, which takes no offer: the decision and new runs go through the queue", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    const creationJobs = (await jobsAddedFor(stack, runId)).length;
+    const decisions = await decisionListener(stack, "worker-single", () => undefined);
+    const offers = await listeningWorker(stack, "worker-single");
+    try {
+      await asOnlyWorkerSeen(stack, { id: "worker-single", concurrency: 1, leaseMs: 1500 }, async () => {
+        const decision = await decide(stack, approvalId, "allow_task");
+        expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "queued" }]);
+        const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
+        for (const queued of [runId, later]) expect(await waitForFinished(stack, queued)).toMatchObject({ status: "completed" });
+        expect(await jobsAddedFor(stack, later)).toHaveLength(1);
+      });
+    } finally {
+      await decisions.close();
+      await offers.close();
+    }
+    expect(decisions.offers).toEqual([]);
+    expect(offers.offers).toEqual([]);
+    expect(await jobsAddedFor(stack, runId)).toHaveLength(creationJobs + 1);
   });
 });

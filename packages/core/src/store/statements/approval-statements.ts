@@ -16,7 +16,8 @@ import { authenticatedUserRow, callerJsonSql, callerParameters, requestCallerSql
  * to its run), the run's pending approvals, the file, document or email the call is bound to as they
  * are now, and a worker to offer the run to. The approval is found by its key alone (the CTE): a plan
  * made while the table was nearly empty otherwise chose the (user_id, status, created_at) index and
- * read every approval of the user. `offerWorker`: a worker seen alive within $3 seconds, picked at
+ * read every approval of the user. `offerWorker`: a worker of more than one slot (one of a single slot
+ * takes no offer: services/list-live-workers.ts) seen alive within $3 seconds, picked at
  * random weighted by its free slots as of its last beat (plus one: a full worker may have freed some
  * since, and one that has none enqueues the run): the run is offered to it if the decision resumes it
  * (queue run-offer.ts). `runContext`, when there is such a worker, of a release that takes
@@ -40,7 +41,8 @@ WITH caller AS MATERIALIZED (
 ),
 a AS MATERIALIZED (SELECT * FROM approvals WHERE id = $1 AND user_id = (SELECT id FROM caller)),
 offer AS MATERIALIZED (
-  SELECT k.id, k.lease_ms FROM workers AS k WHERE k.last_seen_at > now() - make_interval(secs => $3) AND EXISTS (SELECT 1 FROM a)
+  SELECT k.id, k.lease_ms FROM workers AS k
+  WHERE k.last_seen_at > now() - make_interval(secs => $3) AND k.concurrency > 1 AND EXISTS (SELECT 1 FROM a)
   ORDER BY random() * (GREATEST(k.concurrency - k.active_runs, 0) + 1) DESC LIMIT 1
 )
 SELECT ${callerJsonSql("caller")} AS caller, found.*
