@@ -1,14 +1,17 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedis, parseDecisionOffer, replyToDecision, workerDecisionChannel } from "@agentq/queue";
 import { stageApprovalDecision } from "../packages/core/src/runs/approval-decision-record.ts";
 import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
 import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
 import { commitRunStatement, emptyStatementChange } from "../packages/core/src/store/run-statement.ts";
+import type { SqlRunner } from "../packages/core/src/store/sql-pool.ts";
 import { decide, parkedRun, waitForFinished } from "./support/approval-test-helpers.ts";
 import { jobsAddedFor } from "./faults-helpers.ts";
 import { scenarioInput } from "../packages/core/src/testing/scenario-responder.ts";
 import { asOnlyWorkerSeen, listeningWorker } from "./support/offer-test-helpers.ts";
 import { startTestStack, type TestStack } from "./support/test-stack.ts";
+import { waitUntil } from "./support/wait-until.ts";
 
 // The decision of a run's last pending approval is left to the worker the run is handed to (queue
 // run-decision-offer.ts): the worker's first commit of the run records it, fenced by the run as the
@@ -44,13 +47,13 @@ async function decisionListener(stack: TestStack, workerId: string, onOffer: (of
 }
 
 /** What a worker's first commit of a decided run writes (core RunExecution with decisionOnFirstCommit), short of executing it. */
-async function commitAsWorker(stack: TestStack, offer: DecisionOffer, owner: string) {
+async function commitAsWorker(runner: SqlRunner, offer: DecisionOffer, owner: string) {
   const change = emptyStatementChange(offer.runId, offer.generation.leaseVersion);
   stageApprovalDecision(change, offer.decision.record);
   change.status = RunStatus.running;
   change.handTo = { owner, leaseSeconds: 1.5 };
   change.events.push({ type: "run.resumed", data: { reason: "approval" } });
-  return commitRunStatement(sqlPoolOf(stack.prisma), change, new Date());
+  return commitRunStatement(runner, change, new Date());
 }
 
 async function auditEntriesOf(stack: TestStack, approvalId: string): Promise<number> {
@@ -113,7 +116,7 @@ describe("a decision left to the worker the run is handed to", () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     let committed: Awaited<ReturnType<typeof commitAsWorker>> = null;
     const lossy = await decisionListener(stack, "worker-lossy", async (offer) => {
-      committed = await commitAsWorker(stack, offer, "worker-lossy");
+      committed = await commitAsWorker(sqlPoolOf(stack.prisma), offer, "worker-lossy");
     });
     try {
       await asOnlyWorkerSeen(stack, { id: "worker-lossy", concurrency: 10, leaseMs: 1500 }, async () => {
@@ -134,11 +137,45 @@ describe("a decision left to the worker the run is handed to", () => {
     expect(await stack.prisma.grant.count({ where: { approvalId, scope: "chat" } })).toBe(1);
   });
 
+  it("stands when the worker's commit lands after the API gave up waiting and before the API's own: the request finds its own decision", async () => {
+    const { runId, approvalId } = await parkedRun(stack, WRITE);
+    // The worker's commit, in a transaction held open past the API's wait and its look for the audit
+    // entry (uncommitted, not seen), until the API's own commit of the decision waits for the run's row.
+    const client = new pg.Client({ connectionString: stack.api.database.url });
+    await client.connect();
+    const slow = await decisionListener(stack, "worker-slow", async (offer) => {
+      await client.query("BEGIN");
+      expect(await commitAsWorker(client, offer, "worker-slow")).not.toBeNull();
+      // Watched from another connection: within the open transaction, pg_stat_activity stays as first read.
+      await waitUntil("the API's own commit waiting for the run's row", async () => {
+        const [row] = await stack.prisma.$queryRaw<{ waiting: number }[]>`
+          SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+        return row!.waiting > 0 ? true : undefined;
+      });
+      await client.query("COMMIT");
+    });
+    try {
+      await asOnlyWorkerSeen(stack, { id: "worker-slow", concurrency: 10, leaseMs: 1500 }, async () => {
+        const decision = await decide(stack, approvalId, "allow_task");
+        // Its own commit refused by the fence, the request read again and found the worker's commit of its decision.
+        expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "running" }]);
+        expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
+      });
+    } finally {
+      await slow.close();
+      await client.end();
+    }
+    const events = await stack.events(runId);
+    expect(events.filter((event) => event.type === "approval.decided")).toHaveLength(1);
+    expect(events.filter((event) => event.type === "tool.completed" && event.data.tool === "write_file").map((event) => event.data.ok)).toEqual([true]);
+    expect(await auditEntriesOf(stack, approvalId)).toBe(1);
+  });
+
   it("is read again when the worker's commit was refused because the run changed: a run cancelled meanwhile is 409 run_finished", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     const late = await decisionListener(stack, "worker-late", async (offer) => {
       expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).body.status).toBe("cancelled");
-      expect(await commitAsWorker(stack, offer, "worker-late")).toBeNull();
+      expect(await commitAsWorker(sqlPoolOf(stack.prisma), offer, "worker-late")).toBeNull();
       const publisher = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
       try {
         await replyToDecision(publisher, offer.decision.replyTo, offer.decision.requestId, { kind: "refused" });
