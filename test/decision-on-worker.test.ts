@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedis, parseDecisionOffer, replyToDecision, workerDecisionChannel } from "@agentq/queue";
+import { createRedis, type DecisionOffer, parseDecisionOffer, replyToDecision, workerDecisionChannel } from "@agentq/queue";
 import { stageApprovalDecision } from "../packages/core/src/runs/approval-decision-record.ts";
 import { sqlPoolOf } from "../packages/core/src/store/create-prisma-client.ts";
 import { RunStatus } from "../packages/core/src/store/generated/enums.ts";
@@ -23,8 +23,6 @@ const WRITE = { tool: "write_file", args: { path: "out.txt", content: "approved"
 /** How long the API waits for a worker's answer here (config decisionReplyWaitMs). */
 const REPLY_WAIT_MS = 400;
 
-type DecisionOffer = NonNullable<ReturnType<typeof parseDecisionOffer>>;
-
 /** A process listening on `workerId`'s decision channel, doing `onOffer` with each decision offer it hears. */
 async function decisionListener(stack: TestStack, workerId: string, onOffer: (offer: DecisionOffer) => Promise<void> | void) {
   const subscriber = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
@@ -44,6 +42,26 @@ async function decisionListener(stack: TestStack, workerId: string, onOffer: (of
       await subscriber.quit();
     },
   };
+}
+
+/**
+ * Runs `body` while `worker` (of 10 slots unless said) is the only worker seen and a fake of it listens
+ * on its decision channel, doing `onOffer` with each decision offer it hears; `body` is given the offers
+ * heard so far, and they are returned once the fake has handled them all.
+ */
+async function asOnlyDecisionWorker(
+  stack: TestStack,
+  worker: { id: string; concurrency?: number },
+  onOffer: (offer: DecisionOffer) => Promise<void> | void,
+  body: (offers: DecisionOffer[]) => Promise<void>,
+): Promise<DecisionOffer[]> {
+  const listener = await decisionListener(stack, worker.id, onOffer);
+  try {
+    await asOnlyWorkerSeen(stack, { id: worker.id, concurrency: worker.concurrency ?? 10, leaseMs: 1500 }, () => body(listener.offers));
+  } finally {
+    await listener.close();
+  }
+  return listener.offers;
 }
 
 /** What a worker's first commit of a decided run writes (core RunExecution with decisionOnFirstCommit), short of executing it. */
@@ -90,22 +108,22 @@ describe("a decision left to the worker the run is handed to", () => {
   it("is committed by the API when the worker hears it and never answers", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     const parkedSeq = (await stack.events(runId)).at(-1)!.seq;
-    const mute = await decisionListener(stack, "worker-mute", () => undefined);
-    try {
-      await asOnlyWorkerSeen(stack, { id: "worker-mute", concurrency: 10, leaseMs: 1500 }, async () => {
+    await asOnlyDecisionWorker(
+      stack,
+      { id: "worker-mute" },
+      () => undefined,
+      async (offers) => {
         const started = performance.now();
         const decision = await decide(stack, approvalId, "allow_task");
         expect(performance.now() - started).toBeGreaterThanOrEqual(REPLY_WAIT_MS);
         // Committed by the API, handed over to that worker as before: queued, leased to it.
         expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "queued" }]);
-        expect(mute.offers).toHaveLength(1);
-        expect(mute.offers[0]!.decision.record).toMatchObject({ runId, lastEventSeq: parkedSeq, decision: "allow_task", approvals: [{ id: approvalId }] });
+        expect(offers).toHaveLength(1);
+        expect(offers[0]!.decision.record).toMatchObject({ runId, lastEventSeq: parkedSeq, decision: "allow_task", approvals: [{ id: approvalId }] });
         // Its lease runs out unused, and the live worker's reconciler hands the run on.
         expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
-      });
-    } finally {
-      await mute.close();
-    }
+      },
+    );
     const events = await stack.events(runId);
     expect(events.filter((event) => event.type === "approval.decided")).toHaveLength(1);
     expect(events.filter((event) => event.type === "tool.completed" && event.data.tool === "write_file").map((event) => event.data.ok)).toEqual([true]);
@@ -115,21 +133,17 @@ describe("a decision left to the worker the run is handed to", () => {
   it("stands when the worker committed it and its answer was lost: the API finds the commit and answers 202", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     let committed: Awaited<ReturnType<typeof commitAsWorker>> = null;
-    const lossy = await decisionListener(stack, "worker-lossy", async (offer) => {
+    const commitAndLoseTheAnswer = async (offer: DecisionOffer) => {
       committed = await commitAsWorker(sqlPoolOf(stack.prisma), offer, "worker-lossy");
+    };
+    await asOnlyDecisionWorker(stack, { id: "worker-lossy" }, commitAndLoseTheAnswer, async () => {
+      const decision = await decide(stack, approvalId, "allow_chat");
+      expect(committed).not.toBeNull();
+      expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "running" }]);
+      // That worker never goes on: once its lease is out, the live worker recovers the run, whose
+      // approved call had not started, and runs it.
+      expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
     });
-    try {
-      await asOnlyWorkerSeen(stack, { id: "worker-lossy", concurrency: 10, leaseMs: 1500 }, async () => {
-        const decision = await decide(stack, approvalId, "allow_chat");
-        expect(committed).not.toBeNull();
-        expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "running" }]);
-        // That worker never goes on: once its lease is out, the live worker recovers the run, whose
-        // approved call had not started, and runs it.
-        expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
-      });
-    } finally {
-      await lossy.close();
-    }
     const events = await stack.events(runId);
     expect(events.filter((event) => event.type === "approval.decided").map((event) => event.data.decision)).toEqual(["allow_chat"]);
     expect(events.filter((event) => event.type === "tool.completed" && event.data.tool === "write_file").map((event) => event.data.ok)).toEqual([true]);
@@ -143,7 +157,7 @@ describe("a decision left to the worker the run is handed to", () => {
     // entry (uncommitted, not seen), until the API's own commit of the decision waits for the run's row.
     const client = new pg.Client({ connectionString: stack.api.database.url });
     await client.connect();
-    const slow = await decisionListener(stack, "worker-slow", async (offer) => {
+    const commitLate = async (offer: DecisionOffer) => {
       await client.query("BEGIN");
       expect(await commitAsWorker(client, offer, "worker-slow")).not.toBeNull();
       // Watched from another connection: within the open transaction, pg_stat_activity stays as first read.
@@ -153,16 +167,15 @@ describe("a decision left to the worker the run is handed to", () => {
         return row!.waiting > 0 ? true : undefined;
       });
       await client.query("COMMIT");
-    });
+    };
     try {
-      await asOnlyWorkerSeen(stack, { id: "worker-slow", concurrency: 10, leaseMs: 1500 }, async () => {
+      await asOnlyDecisionWorker(stack, { id: "worker-slow" }, commitLate, async () => {
         const decision = await decide(stack, approvalId, "allow_task");
         // Its own commit refused by the fence, the request read again and found the worker's commit of its decision.
         expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "running" }]);
         expect(await waitForFinished(stack, runId)).toMatchObject({ status: "completed", output: "finished" });
       });
     } finally {
-      await slow.close();
       await client.end();
     }
     const events = await stack.events(runId);
@@ -173,7 +186,7 @@ describe("a decision left to the worker the run is handed to", () => {
 
   it("is read again when the worker's commit was refused because the run changed: a run cancelled meanwhile is 409 run_finished", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
-    const late = await decisionListener(stack, "worker-late", async (offer) => {
+    const cancelThenCommit = async (offer: DecisionOffer) => {
       expect((await stack.request("POST", `/api/runs/${runId}/cancel`)).body.status).toBe("cancelled");
       expect(await commitAsWorker(sqlPoolOf(stack.prisma), offer, "worker-late")).toBeNull();
       const publisher = createRedis({ url: stack.workerConfig.redisUrl, maxRetriesPerRequest: null });
@@ -182,16 +195,12 @@ describe("a decision left to the worker the run is handed to", () => {
       } finally {
         await publisher.quit();
       }
+    };
+    await asOnlyDecisionWorker(stack, { id: "worker-late" }, cancelThenCommit, async (offers) => {
+      const decision = await decide(stack, approvalId, "allow_task");
+      expect([decision.status, decision.body.error?.code]).toEqual([409, "run_finished"]);
+      expect(offers).toHaveLength(1);
     });
-    try {
-      await asOnlyWorkerSeen(stack, { id: "worker-late", concurrency: 10, leaseMs: 1500 }, async () => {
-        const decision = await decide(stack, approvalId, "allow_task");
-        expect([decision.status, decision.body.error?.code]).toEqual([409, "run_finished"]);
-        expect(late.offers).toHaveLength(1);
-      });
-    } finally {
-      await late.close();
-    }
     const events = await stack.events(runId);
     expect(events.some((event) => event.type === "approval.decided" || event.type === "run.resumed")).toBe(false);
     expect(events.at(-1)?.type).toBe("run.cancelled");
@@ -201,21 +210,25 @@ describe("a decision left to the worker the run is handed to", () => {
   it("is not offered to a worker of one slot, which takes no offer: the decision and new runs go through the queue", async () => {
     const { runId, approvalId } = await parkedRun(stack, WRITE);
     const creationJobs = (await jobsAddedFor(stack, runId)).length;
-    const decisions = await decisionListener(stack, "worker-single", () => undefined);
     const offers = await listeningWorker(stack, "worker-single");
+    let decisionOffers: DecisionOffer[];
     try {
-      await asOnlyWorkerSeen(stack, { id: "worker-single", concurrency: 1, leaseMs: 1500 }, async () => {
-        const decision = await decide(stack, approvalId, "allow_task");
-        expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "queued" }]);
-        const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
-        for (const queued of [runId, later]) expect(await waitForFinished(stack, queued)).toMatchObject({ status: "completed" });
-        expect(await jobsAddedFor(stack, later)).toHaveLength(1);
-      });
+      decisionOffers = await asOnlyDecisionWorker(
+        stack,
+        { id: "worker-single", concurrency: 1 },
+        () => undefined,
+        async () => {
+          const decision = await decide(stack, approvalId, "allow_task");
+          expect([decision.status, decision.body]).toEqual([202, { run_id: runId, status: "queued" }]);
+          const later = await stack.run(await stack.createChat(), { input: scenarioInput([{ text: "later" }]) });
+          for (const queued of [runId, later]) expect(await waitForFinished(stack, queued)).toMatchObject({ status: "completed" });
+          expect(await jobsAddedFor(stack, later)).toHaveLength(1);
+        },
+      );
     } finally {
-      await decisions.close();
       await offers.close();
     }
-    expect(decisions.offers).toEqual([]);
+    expect(decisionOffers).toEqual([]);
     expect(offers.offers).toEqual([]);
     expect(await jobsAddedFor(stack, runId)).toHaveLength(creationJobs + 1);
   });

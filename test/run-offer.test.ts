@@ -174,13 +174,12 @@ describe("offerDecision and its answer", () => {
     grantId: "grant_1",
     auditEntryId: "aud_1",
   };
+  const replyTo = apiDecisionReplyChannel(prefix, "api_1");
   const offer = {
-    requestId: "dec_1",
-    replyTo: apiDecisionReplyChannel(prefix, "api_1"),
     runId: "run_9",
     generation: { lastEventSeq: 12, leaseVersion: 5 },
     handover: { context: JSON.stringify({ id: "run_9" }), decided: [{ approvalId: "apr_1", status: "allowed" as const }], grant: null },
-    decision: record,
+    decision: { record, requestId: "dec_1", replyTo },
   };
 
   it("goes to the worker's decision channel only, and is read back as an offer with its decision", async () => {
@@ -199,7 +198,7 @@ describe("offerDecision and its answer", () => {
         runId: "run_9",
         generation: offer.generation,
         handover: offer.handover,
-        decision: { record, requestId: "dec_1", replyTo: offer.replyTo },
+        decision: { record, requestId: "dec_1", replyTo: replyTo },
       });
       // A plain offer's reader does not take it for an offer.
       expect(parseRunOffer(heard[0]!)).toBeNull();
@@ -209,7 +208,9 @@ describe("offerDecision and its answer", () => {
   });
 
   it("is refused, on either side, when its decision is of another run or not a decision at all", async () => {
-    await expect(offerDecision(connection, prefix, "worker-a", { ...offer, decision: { ...record, approvals: [] } })).rejects.toThrow(/decision offer/);
+    await expect(
+      offerDecision(connection, prefix, "worker-a", { ...offer, decision: { ...offer.decision, record: { ...record, approvals: [] } } }),
+    ).rejects.toThrow(/decision offer/);
     const message = (decision: unknown) =>
       JSON.stringify({
         type: "run.decide",
@@ -232,10 +233,10 @@ describe("offerDecision and its answer", () => {
     const replies = createRedis({ url: TEST_REDIS_URL, maxRetriesPerRequest: null });
     const heard: string[] = [];
     replies.on("message", (_channel: string, text: string) => heard.push(text));
-    await replies.subscribe(offer.replyTo);
+    await replies.subscribe(replyTo);
     try {
-      await replyToDecision(connection, offer.replyTo, "dec_1", { kind: "committed", approvalsDecided: 2, status: RunStatus.running });
-      await replyToDecision(connection, offer.replyTo, "dec_2", { kind: "refused" });
+      await replyToDecision(connection, replyTo, "dec_1", { kind: "committed", approvalsDecided: 2, status: RunStatus.running });
+      await replyToDecision(connection, replyTo, "dec_2", { kind: "refused" });
       await waitUntil("both answers heard", () => (heard.length === 2 ? true : undefined));
       expect(heard.map((text) => parseDecisionReply(text))).toEqual([
         { requestId: "dec_1", outcome: { kind: "committed", approvalsDecided: 2, status: "running" } },

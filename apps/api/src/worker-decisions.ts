@@ -52,7 +52,7 @@ export function workerDecisions(options: WorkerDecisionsOptions): (request: Work
     const requestId = generateId("dec");
     const answered = new Promise<DecisionCommitOutcome>((resolve) => awaitingAnswer.set(requestId, resolve));
     try {
-      const offer = { requestId, replyTo: replyChannel, runId: record.runId, generation, trace: activeTraceCarrier(), handover, decision: record };
+      const offer = { runId: record.runId, generation, trace: activeTraceCarrier(), handover, decision: { record, requestId, replyTo: replyChannel } };
       const heard = await withDeadline(
         offerDecision(options.publisher, options.prefix, worker, offer),
         options.publishWaitMs,

@@ -7,7 +7,6 @@ import {
   newRunFromStart,
   type PrismaClient,
   releaseLease,
-  type ResumeHandover,
   returnHandedOverRun,
   type RunGeneration,
   type RunOutcome,
@@ -47,45 +46,6 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
       logger.warn({ err: error, run_id: decision.record.runId }, "could not answer a decision offer; the API finds out what became of it itself");
     });
 
-  /**
-   * A decision left to this worker: the run's first commit records it and takes the lease, fenced by the
-   * run as the decision read it; the API is told what became of it as soon as that commit is back. A
-   * decision whose context does not parse is declined (nothing was sent to Postgres); one whose first
-   * commit failed, or whose execution failed before it, is `unknown` to the API, which looks for itself.
-   */
-  const executeDecided = async (offer: RunOffer, decision: OfferedDecision, handover: ResumeHandover): Promise<void> => {
-    // Set by the first commit (through `settle`), so read through the object.
-    const settled: { outcome: DecisionCommitOutcome | null } = { outcome: null };
-    const settle = (outcome: DecisionCommitOutcome) => {
-      settled.outcome = outcome;
-      void reply(decision, outcome);
-    };
-    let acquired: Extract<AcquireOutcome, { kind: "acquired" }>;
-    try {
-      acquired = handedOverRun(handover, { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId });
-    } catch (error) {
-      logger.warn({ err: error, run_id: offer.runId }, "a decision offer's context did not parse; declining it");
-      settle({ kind: "declined" });
-      return;
-    }
-    acquired.leaseOnFirstCommit = true;
-    acquired.decisionOnFirstCommit = { record: decision.record, settle };
-    try {
-      const executed = await options.executeTaken(acquired);
-      // Stopping after the decision committed (and the lease was released): another worker continues.
-      if (executed.kind === "handed_back" && settled.outcome?.kind === "committed") await enqueueRun(offer.runId, handedOn(offer, acquired));
-    } catch (error) {
-      logger.error({ err: error, run_id: offer.runId }, "execution of a decided run failed");
-      if (settled.outcome?.kind === "committed") {
-        await releaseLease(prisma, acquired.lease).catch(() => undefined);
-        await enqueueRun(offer.runId, handedOn(offer, acquired));
-      }
-    } finally {
-      // No first commit came back (it failed, or the execution failed before it): it may have landed.
-      if (settled.outcome === null) settle({ kind: "unknown" });
-    }
-  };
-
   return {
     async enqueue(offer: RunOffer): Promise<void> {
       // A decision not committed leaves the run parked: the API commits it itself.
@@ -98,36 +58,48 @@ export function offerHandlers(options: OfferHandlerOptions): Pick<OfferedRunsOpt
       if (returned) await enqueueRun(offer.runId, returned);
     },
     async execute(offer: RunOffer): Promise<void> {
-      if (offer.decision && offer.handover) return executeDecided(offer, offer.decision, offer.handover);
+      // A decision left to this worker: the run's first commit records it and takes the lease, fenced by
+      // the run as the decision read it, and the API is told what became of it as soon as that commit is
+      // back. Until then the run is parked, the decision not committed: nothing to hand on if it fails.
+      const { decision } = offer;
+      // Set by the first commit, through `settle` (typed wide: the compiler cannot see that call).
+      let decided = null as DecisionCommitOutcome | null;
+      const settle = (outcome: DecisionCommitOutcome) => {
+        decided = outcome;
+        if (decision) void reply(decision, outcome);
+      };
       // Handed over: the decision's commit took the lease for this worker and read the context. A new
-      // run with its context: its first commit takes the lease (core runs/new-run-start.ts).
+      // run with its context: its first commit takes the lease (core runs/new-run-start.ts). A context
+      // that does not parse throws: OfferedRuns then enqueues the offer (a decision: declines it).
       const held = { runId: offer.runId, leaseVersion: offer.generation.leaseVersion, owner: workerId };
       const acquired = offer.handover
-        ? handedOverRun(offer.handover, held)
+        ? handedOverRun(offer.handover, held, decision && { record: decision.record, settle })
         : offer.start
           ? newRunFromStart(offer.start, held)
           : await acquireRun(prisma, { runId: offer.runId, owner: workerId, leaseMs: options.leaseMs });
       // Held by another worker, parked again or finished: its holder, or its next decision, goes on.
       if (acquired.kind !== "acquired") return;
+      // The queue's job id must be new for this execution: the lease version taken is (read after the
+      // execution: a first commit takes it then; a run that never took it is enqueued as admitted).
+      const handedOn = () => ({ lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion });
+      const decisionCommitted = () => !decision || decided?.kind === "committed";
       try {
         const outcome = await options.executeTaken(acquired);
         // Stopping: another worker continues at once, as with a job moved back to the queue.
-        if (outcome.kind === "handed_back") await enqueueRun(offer.runId, handedOn(offer, acquired));
+        if (outcome.kind === "handed_back" && decisionCommitted()) await enqueueRun(offer.runId, handedOn());
       } catch (error) {
         // The loop itself failed (a bug, Postgres gone): the queue retries the run from here, with its
         // attempts and backoff, and fails it after the last one (run-worker.ts processJob).
         logger.error({ err: error, run_id: offer.runId }, "execution of an offered run failed; enqueueing it");
-        await releaseLease(prisma, acquired.lease).catch(() => undefined);
-        await enqueueRun(offer.runId, handedOn(offer, acquired));
+        if (decisionCommitted()) {
+          await releaseLease(prisma, acquired.lease).catch(() => undefined);
+          await enqueueRun(offer.runId, handedOn());
+        }
+      } finally {
+        // A decision whose first commit did not come back (it failed, or the execution failed before
+        // it) may have landed: the API looks for itself.
+        if (decision && decided === null) settle({ kind: "unknown" });
       }
     },
   };
-}
-
-/**
- * The generation the run's queue job is to carry after this execution: the lease version taken, read
- * after the execution (a first commit takes it then; a run that never took it is enqueued as admitted).
- */
-function handedOn(offer: RunOffer, acquired: Extract<AcquireOutcome, { kind: "acquired" }>): RunGeneration {
-  return { lastEventSeq: offer.generation.lastEventSeq, leaseVersion: acquired.lease.leaseVersion };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { approvalDecisionRecord, type ApprovalDecisionRecord, type DecisionCommitOutcome, type ResumeHandover, RunStatus } from "@agentq/core";
+import { approvalDecisionRecord, type DecisionCommitOutcome, RunStatus } from "@agentq/core";
 import type { RedisClient } from "./create-redis.ts";
 import { parseMessage } from "./parse-message.ts";
 import { publishMessage } from "./pub-sub.ts";
@@ -29,33 +29,25 @@ const decisionOfferMessage = z
   })
   .strict();
 
-/** A decision offer as the API sends it. */
-export interface DecisionOfferToSend {
-  requestId: string;
-  replyTo: string;
-  runId: string;
-  generation: { lastEventSeq: number; leaseVersion: number };
-  trace?: Record<string, string>;
-  handover: ResumeHandover;
-  decision: ApprovalDecisionRecord;
-}
+/** A decision offer, as the API sends it and the worker reads it: an offer with its handover and its decision. */
+export type DecisionOffer = Omit<RunOffer, "start"> & Required<Pick<RunOffer, "handover" | "decision">>;
 
 /**
  * Offers the decision to `workerId`: true when a process of that worker heard it (it answers on
  * `replyTo`), false when none listens (nothing reached anyone: the caller commits the decision). Throws,
  * publishing nothing, for an offer the worker would not read (past the message's limits).
  */
-export async function offerDecision(redis: RedisClient, prefix: string, workerId: string, offer: DecisionOfferToSend): Promise<boolean> {
+export async function offerDecision(redis: RedisClient, prefix: string, workerId: string, offer: DecisionOffer): Promise<boolean> {
   const message: z.input<typeof decisionOfferMessage> = {
     type: "run.decide",
-    request_id: offer.requestId,
-    reply_to: offer.replyTo,
+    request_id: offer.decision.requestId,
+    reply_to: offer.decision.replyTo,
     run_id: offer.runId,
     last_event_seq: offer.generation.lastEventSeq,
     lease_version: offer.generation.leaseVersion,
     ...(offer.trace && Object.keys(offer.trace).length > 0 ? { trace: offer.trace } : {}),
     handover: handoverMessage(offer.handover),
-    decision: offer.decision,
+    decision: offer.decision.record,
   };
   const checked = decisionOfferMessage.safeParse(message);
   if (!checked.success) throw new Error(`the decision offer of run ${offer.runId} does not fit the message: ${checked.error.message}`);
@@ -63,7 +55,7 @@ export async function offerDecision(redis: RedisClient, prefix: string, workerId
 }
 
 /** The decision offer a worker's decision channel carried, as an offer with its `decision`; null for anything else. */
-export function parseDecisionOffer(text: string): (RunOffer & Required<Pick<RunOffer, "handover" | "decision">>) | null {
+export function parseDecisionOffer(text: string): DecisionOffer | null {
   const parsed = parseMessage(decisionOfferMessage, text);
   if (!parsed) return null;
   const { request_id: requestId, reply_to: replyTo, run_id: runId, last_event_seq: lastEventSeq, lease_version: leaseVersion, trace } = parsed;

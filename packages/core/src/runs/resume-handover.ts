@@ -1,6 +1,7 @@
 import type { GrantRef } from "../policy/decide-tool-call.ts";
 import { runContextRow } from "../store/statements/run-context-statements.ts";
 import { runContextOf } from "./load-run-context.ts";
+import type { ExecuteRunInput } from "./loop/run-execution.ts";
 import type { AcquireOutcome } from "./run-lease.ts";
 import { RunStatus } from "./run-status.ts";
 
@@ -47,10 +48,16 @@ export interface HandedDecision {
  */
 export const HANDOVER_CONTEXT_MAX_LENGTH = 64 * 1024;
 
-/** The lease and context a worker executes a handed-over run with: what its own take would have acquired. */
+/**
+ * The lease and context a worker executes a handed-over run with: what its own take would have acquired.
+ * With `decision` (a decision left uncommitted to this worker, approval-decision-record.ts), the lease is
+ * not the worker's yet: `lease.leaseVersion` is the run's as the decision read it, and the execution's
+ * first commit records the decision and takes the lease, in one statement.
+ */
 export function handedOverRun(
   handover: ResumeHandover,
   lease: { runId: string; leaseVersion: number; owner: string },
+  decision?: NonNullable<ExecuteRunInput["decisionOnFirstCommit"]>,
 ): Extract<AcquireOutcome, { kind: "acquired" }> {
   const row = runContextRow.parse(JSON.parse(handover.context));
   if (row.id !== lease.runId) throw new Error(`the handover's context is of run ${row.id}, not ${lease.runId}`);
@@ -71,5 +78,6 @@ export function handedOverRun(
     context: runContextOf(row),
     // A resumed run was admitted long ago: its take leaves no fewer runs waiting for admission.
     admissionAwaited: false,
+    ...(decision ? { leaseOnFirstCommit: true, decisionOnFirstCommit: decision } : {}),
   };
 }

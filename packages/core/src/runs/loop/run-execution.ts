@@ -27,7 +27,7 @@ export interface ExecuteRunInput {
   leaseOnFirstCommit?: { leaseSeconds: number; onLeased: () => void };
   /**
    * A decision on the run's last pending approval that its deciding request left to this execution to
-   * commit (runs/decision-on-worker.ts): staged before anything else, so that the first commit records
+   * commit (runs/approval-decision-record.ts): staged before anything else, so that the first commit records
    * the decision, fenced by the run's last event seq as the decision read it, and takes the lease
    * (`leaseOnFirstCommit`, from the run's version as read) in one statement. `settle` learns what
    * became of it: committed (and how many of its approvals the commit consumed), or refused by the
@@ -81,12 +81,6 @@ export class RunExecution {
     this.loopState = context.loopState;
     this.#cancelRequested = context.run.cancelRequested;
     this.#leaseToTake = input.leaseOnFirstCommit ?? null;
-    if (input.decisionOnFirstCommit) {
-      const { record, settle } = input.decisionOnFirstCommit;
-      this.#staged = emptyStatementChange(context.run.id, input.lease.leaseVersion);
-      stageApprovalDecision(this.#staged, record);
-      this.#decisionToSettle = settle;
-    }
     this.usedCallIds = new Set(context.transcript.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []).map((call) => call.id) : [])));
     this.fileReads = createFileReadLedger(dependencies.prisma, context.run.id, (read) => this.stage((change) => stageFileRead(change, read)));
     const { run } = context;
@@ -100,6 +94,11 @@ export class RunExecution {
       role: context.role,
       settings: context.settings,
     };
+    if (input.decisionOnFirstCommit) {
+      const { record, settle } = input.decisionOnFirstCommit;
+      this.stage((change) => stageApprovalDecision(change, record));
+      this.#decisionToSettle = settle;
+    }
   }
 
   get runId(): string {
